@@ -1,0 +1,185 @@
+"""Read one file into a small summary (`FileInfo`), so a collection never sits in memory whole.
+
+The summary keeps what building the tree needs: identity, agent, step counts, the subagent
+references with the step that made them, embedded subagents, the continuation, and
+claude-code sidechain groups. Step contents are read again when a node is scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentjudge.atif.document import parse_trajectory
+from agentjudge.atif.models import Step, Trajectory
+from agentjudge.errors import InputError, Problem
+
+# claude-code's tools that start a subagent: a sidechain's parent is the last main-chain step
+# that called one of these before the sidechain's first step.
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+
+
+@dataclass(frozen=True, slots=True)
+class RefInfo:
+    """A subagent reference, the step it sits on, and the sidechain it belongs to (if any)."""
+
+    step_id: int
+    json_path: str
+    session_id: str | None
+    trajectory_id: str | None
+    trajectory_path: str | None
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SidechainInfo:
+    """A claude-code subagent merged into the main step list (`extra.is_sidechain`)."""
+
+    agent_id: str
+    steps: int
+    context_steps: int
+    parent_step_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TrajInfo:
+    """What the tree needs of one trajectory object (a document or an embedded entry)."""
+
+    pointer: str
+    schema_version: str
+    session_id: str | None
+    trajectory_id: str | None
+    agent_name: str
+    agent_version: str
+    model_name: str | None
+    steps: int
+    context_steps: int
+    refs: tuple[RefInfo, ...]
+    embedded: tuple[TrajInfo, ...]
+    continuation: str | None
+    sidechains: tuple[SidechainInfo, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    """One input file: valid (`traj` set) or not (`problems` set)."""
+
+    path: Path
+    root: Path
+    display: str
+    size: int
+    sha256: str
+    traj: TrajInfo | None
+    problems: tuple[Problem, ...] = ()
+
+
+def index_file(path: Path, root: Path, display: str, max_file_bytes: int) -> FileInfo:
+    """Validate and summarise one file; problems are returned in the `FileInfo`, not raised."""
+    try:
+        size = path.stat().st_size
+        if size > max_file_bytes:
+            return _invalid(
+                path,
+                root,
+                display,
+                size,
+                "limit.max_file_bytes",
+                f"file is {size} bytes, more than max_file_bytes={max_file_bytes}; raise the "
+                "limit (--max-file-bytes) or split the trajectory",
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        return _invalid(path, root, display, 0, "file.unreadable", f"cannot read: {exc.strerror}")
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        traj = parse_trajectory(data, display)
+    except InputError as exc:
+        return FileInfo(path, root, display, len(data), digest, None, exc.problems)
+    return FileInfo(path, root, display, len(data), digest, summarize(traj, "$"))
+
+
+def summarize(traj: Trajectory, pointer: str) -> TrajInfo:
+    """The `TrajInfo` of a validated trajectory and its embedded subagents."""
+    steps = context = 0
+    refs: list[RefInfo] = []
+    groups: dict[str, list[int]] = {}
+    group_context: dict[str, int] = {}
+    spawners: list[tuple[int, int]] = []  # (index, step_id) of main-chain spawn steps
+    for index, step in enumerate(traj.steps):
+        agent_id = _sidechain_agent(step)
+        copied = bool(step.is_copied_context)
+        if agent_id is not None:
+            groups.setdefault(agent_id, []).append(index)
+            group_context[agent_id] = group_context.get(agent_id, 0) + copied
+        elif copied:
+            context += 1
+        else:
+            steps += 1
+        if agent_id is None and any(c.function_name in SPAWN_TOOLS for c in step.tool_calls or ()):
+            spawners.append((index, step.step_id))
+        if step.observation is not None:
+            for r_index, result in enumerate(step.observation.results):
+                is_list = isinstance(result.subagent_trajectory_ref, list)
+                for ref_index, ref in enumerate(result.refs()):
+                    ref_path = f"{pointer}.steps[{index}].observation.results[{r_index}]"
+                    ref_path += ".subagent_trajectory_ref" + (f"[{ref_index}]" if is_list else "")
+                    refs.append(
+                        RefInfo(
+                            step.step_id,
+                            ref_path,
+                            ref.session_id,
+                            ref.trajectory_id,
+                            ref.trajectory_path,
+                            agent_id,
+                        )
+                    )
+    sidechains = tuple(
+        SidechainInfo(
+            agent_id,
+            len(indexes) - group_context[agent_id],
+            group_context[agent_id],
+            _parent_step(spawners, indexes[0]),
+        )
+        for agent_id, indexes in groups.items()
+    )
+    embedded = tuple(
+        summarize(child, f"{pointer}.subagent_trajectories[{i}]")
+        for i, child in enumerate(traj.subagent_trajectories or ())
+    )
+    return TrajInfo(
+        pointer=pointer,
+        schema_version=traj.schema_version,
+        session_id=traj.session_id,
+        trajectory_id=traj.trajectory_id,
+        agent_name=traj.agent.name,
+        agent_version=traj.agent.version,
+        model_name=traj.agent.model_name,
+        steps=steps,
+        context_steps=context,
+        refs=tuple(refs),
+        embedded=embedded,
+        continuation=traj.continued_trajectory_ref,
+        sidechains=sidechains,
+    )
+
+
+def _sidechain_agent(step: Step) -> str | None:
+    extra = step.extra
+    if not extra or extra.get("is_sidechain") is not True:
+        return None
+    agent_id = extra.get("agent_id")
+    return agent_id if isinstance(agent_id, str) and agent_id else None
+
+
+def _parent_step(spawners: list[tuple[int, int]], first_index: int) -> int | None:
+    parent = None
+    for index, step_id in spawners:
+        if index >= first_index:
+            break
+        parent = step_id
+    return parent
+
+
+def _invalid(path: Path, root: Path, display: str, size: int, rule: str, message: str) -> FileInfo:
+    return FileInfo(path, root, display, size, "", None, (Problem(display, "$", rule, message),))

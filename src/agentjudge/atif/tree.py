@@ -1,0 +1,515 @@
+"""Build the tree of nodes (SPEC-trajectories §2) from the indexed files.
+
+A node is one trajectory: a root file, an embedded `subagent_trajectories` entry, a file a
+`trajectory_path` ref points to, a file a `session_id`-only ref matches, or a claude-code
+sidechain group. A `continued_trajectory_ref` extends its node with more segments. Refs
+that resolve nowhere become omitted children; refs that escape the input root, cycles and
+exceeded limits become problems on the node that holds them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from agentjudge.atif.discover import InputFile, discover
+from agentjudge.atif.index import FileInfo, RefInfo, SidechainInfo, TrajInfo, index_file
+from agentjudge.atif.limits import Limits
+from agentjudge.errors import Problem
+
+NodeKind = Literal["root", "embedded", "file", "session", "sidechain"]
+OmitReason = Literal[
+    "file_not_found",
+    "unresolved_trajectory_id",
+    "unresolved_session_id",
+    "ambiguous_session_id",
+    "continuation_not_found",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """Where a node's steps are: a trajectory object in a file, and which of its steps.
+
+    `agent_id` None selects the main chain (every step not in a claude-code sidechain);
+    otherwise the sidechain steps whose `extra.agent_id` equals it.
+    """
+
+    file: Path
+    pointer: str
+    agent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OmittedChild:
+    """A referenced subagent that resolves to nothing: it makes its ancestors incomplete."""
+
+    file: str
+    ref_path: str
+    parent_step_id: int | None
+    target: str
+    reason: OmitReason
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One trajectory in the tree; `problems` non-empty means it is not valid input."""
+
+    id: str
+    kind: NodeKind
+    file: str
+    pointer: str
+    depth: int
+    parent_id: str | None
+    parent_step_id: int | None
+    schema_version: str | None = None
+    session_id: str | None = None
+    trajectory_id: str | None = None
+    agent_name: str | None = None
+    agent_version: str | None = None
+    model_name: str | None = None
+    sha256: str = ""
+    steps: int = 0
+    context_steps: int = 0
+    segments: tuple[Segment, ...] = ()
+    children: tuple[Node, ...] = ()
+    omitted: tuple[OmittedChild, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every descendant, depth first, in child order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    @property
+    def subtree_steps(self) -> int:
+        return sum(node.steps for node in self.walk())
+
+    @property
+    def max_depth(self) -> int:
+        return max(node.depth for node in self.walk())
+
+    @property
+    def valid(self) -> bool:
+        return not any(node.problems for node in self.walk())
+
+    def all_problems(self) -> list[Problem]:
+        return [p for node in self.walk() for p in node.problems]
+
+    def all_omitted(self) -> list[OmittedChild]:
+        return [o for node in self.walk() for o in node.omitted]
+
+
+def load_trees(paths: Sequence[str | Path], limits: Limits | None = None) -> Iterator[Node]:
+    """Discover, validate and link the trajectories under `paths`; yield one tree per root.
+
+    Files are read once each into small summaries, then the trees are built from those, so
+    memory grows with the number of files, not with their size. Raises `UsageError` for
+    paths that do not exist and `InputError` when there are too many files.
+    """
+    limits = limits or Limits()
+    inputs = discover(paths, limits.max_trajectory_files)
+    builder = _Builder(limits, inputs)
+    yield from builder.trees()
+
+
+@dataclass
+class _Builder:
+    limits: Limits
+    inputs: list[InputFile]
+    files: dict[Path, FileInfo] = field(default_factory=dict)
+    sessions: dict[str, list[Path]] = field(default_factory=dict)
+    extra_problems: dict[Path, list[Problem]] = field(default_factory=dict)
+    reached: set[Path] = field(default_factory=set)
+
+    def trees(self) -> Iterator[Node]:
+        for item in self.inputs:
+            self.files[item.path] = index_file(
+                item.path, item.root, item.display, self.limits.max_file_bytes
+            )
+        for info in self.files.values():
+            if info.traj is not None and info.traj.session_id is not None:
+                self.sessions.setdefault(info.traj.session_id, []).append(info.path)
+        referenced, continuations = self._referenced()
+        self._check_duplicate_ids(continuations)
+        roots = [i for i in self.inputs if i.path not in referenced]
+        for item in roots:
+            yield self._root(self.files[item.path])
+        # Files only reachable from each other (a pure cycle) have no root: build them as
+        # roots so the cycle is reported instead of the files silently vanishing.
+        for item in self.inputs:
+            if item.path not in self.reached:
+                yield self._root(self.files[item.path])
+
+    # -- the collection -------------------------------------------------------------------
+
+    def _referenced(self) -> tuple[set[Path], set[Path]]:
+        referenced: set[Path] = set()
+        continuations: set[Path] = set()
+        for info in list(self.files.values()):
+            if info.traj is None:
+                continue
+            for traj in _all_trajs(info.traj):
+                if traj.continuation:
+                    target = _confine(traj.continuation, info.path.parent, info.root)
+                    if target is not None:
+                        continuations.add(target)
+                        referenced.add(target)
+                for ref in traj.refs:
+                    target = self._ref_file(info, ref)
+                    if target is not None:
+                        referenced.add(target)
+        return referenced, continuations
+
+    def _ref_file(self, info: FileInfo, ref: RefInfo) -> Path | None:
+        """The file a ref points to, if it names one that exists (no problems reported here)."""
+        if ref.trajectory_path:
+            target = _confine(ref.trajectory_path, info.path.parent, info.root)
+            return target if target is not None and target.is_file() else None
+        if ref.trajectory_id is None and ref.session_id is not None:
+            matches = [p for p in self.sessions.get(ref.session_id, ()) if p != info.path]
+            return matches[0] if len(matches) == 1 else None
+        return None
+
+    def _check_duplicate_ids(self, continuations: set[Path]) -> None:
+        first: dict[str, FileInfo] = {}
+        for item in self.inputs:
+            info = self.files[item.path]
+            if info.traj is None or info.traj.trajectory_id is None or info.path in continuations:
+                continue
+            tid = info.traj.trajectory_id
+            if tid in first:
+                self.extra_problems.setdefault(info.path, []).append(
+                    Problem(
+                        info.display,
+                        "$.trajectory_id",
+                        "collection.duplicate_trajectory_id",
+                        f"trajectory_id {tid!r} is also used by {first[tid].display}; "
+                        "trajectory ids must be unique across the collection",
+                    )
+                )
+            else:
+                first[tid] = info
+
+    def _load(self, path: Path, root: Path, display: str) -> FileInfo:
+        info = self.files.get(path)
+        if info is None:
+            info = index_file(path, root, display, self.limits.max_file_bytes)
+            self.files[path] = info
+        return info
+
+    # -- nodes ----------------------------------------------------------------------------
+
+    def _root(self, info: FileInfo) -> Node:
+        node = self._file_node(info, "root", 0, None, None, ())
+        total = node.subtree_steps
+        if total > self.limits.max_total_steps:
+            problem = Problem(
+                info.display,
+                "$",
+                "limit.max_total_steps",
+                f"the tree has {total} steps, more than max_total_steps="
+                f"{self.limits.max_total_steps}; raise the limit (--max-total-steps)",
+            )
+            node = _with_problems(node, (problem,))
+        return node
+
+    def _file_node(
+        self,
+        info: FileInfo,
+        kind: NodeKind,
+        depth: int,
+        parent_id: str | None,
+        parent_step_id: int | None,
+        stack: tuple[tuple[Path, str, str | None], ...],
+    ) -> Node:
+        self.reached.add(info.path)
+        extra = tuple(self.extra_problems.get(info.path, ()))
+        if info.traj is None:
+            return Node(
+                id=info.display,
+                kind=kind,
+                file=info.display,
+                pointer="$",
+                depth=depth,
+                parent_id=parent_id,
+                parent_step_id=parent_step_id,
+                sha256=info.sha256,
+                problems=info.problems + extra,
+            )
+        return self._traj_node(
+            info, info.traj, kind, depth, parent_id, parent_step_id, stack, extra
+        )
+
+    def _traj_node(
+        self,
+        info: FileInfo,
+        traj: TrajInfo,
+        kind: NodeKind,
+        depth: int,
+        parent_id: str | None,
+        parent_step_id: int | None,
+        stack: tuple[tuple[Path, str, str | None], ...],
+        extra: tuple[Problem, ...] = (),
+    ) -> Node:
+        node_id = info.display if traj.pointer == "$" else f"{info.display}#{traj.pointer}"
+        stack = (*stack, (info.path, traj.pointer, None))
+        problems: list[Problem] = list(extra)
+        omitted: list[OmittedChild] = []
+        segments, parts = self._continuations(info, traj, stack, problems, omitted)
+        children: list[Node] = []
+        seen: set[tuple[Path, str, str | None]] = set()
+        for part_info, part in parts:
+            ctx = _Ctx(part_info, part, node_id, depth + 1, stack, problems, omitted, seen)
+            self._link_refs(ctx, [r for r in part.refs if r.agent_id is None], children)
+            for entry in part.embedded:
+                key = (part_info.path, entry.pointer, None)
+                if key not in seen:
+                    seen.add(key)
+                    children.append(
+                        self._traj_node(part_info, entry, "embedded", depth + 1, node_id, None, stack)
+                    )
+            for group in part.sidechains:
+                children.append(self._sidechain_node(ctx, group))
+        steps = sum(p.steps for _, p in parts)
+        context = sum(p.context_steps for _, p in parts)
+        if steps > self.limits.max_steps_per_trajectory:
+            problems.append(_steps_problem(info.display, traj.pointer, steps, self.limits))
+        return Node(
+            id=node_id,
+            kind=kind,
+            file=info.display,
+            pointer=traj.pointer,
+            depth=depth,
+            parent_id=parent_id,
+            parent_step_id=parent_step_id,
+            schema_version=traj.schema_version,
+            session_id=traj.session_id,
+            trajectory_id=traj.trajectory_id,
+            agent_name=traj.agent_name,
+            agent_version=traj.agent_version,
+            model_name=traj.model_name,
+            sha256=info.sha256,
+            steps=steps,
+            context_steps=context,
+            segments=segments,
+            children=tuple(children),
+            omitted=tuple(omitted),
+            problems=tuple(problems),
+        )
+
+    def _continuations(
+        self,
+        info: FileInfo,
+        traj: TrajInfo,
+        stack: tuple[tuple[Path, str, str | None], ...],
+        problems: list[Problem],
+        omitted: list[OmittedChild],
+    ) -> tuple[tuple[Segment, ...], list[tuple[FileInfo, TrajInfo]]]:
+        """The node's segments: the trajectory itself, then each continuation file in turn."""
+        parts = [(info, traj)]
+        visited = {info.path}
+        current_info, current = info, traj
+        while current.continuation:
+            ref_path = f"{current.pointer}.continued_trajectory_ref"
+            target = _confine(current.continuation, current_info.path.parent, current_info.root)
+            if target is None:
+                problems.append(_escape_problem(current_info.display, ref_path, current.continuation))
+                break
+            if target in visited or any(target == s[0] for s in stack):
+                problems.append(
+                    Problem(
+                        current_info.display,
+                        ref_path,
+                        "tree.cycle",
+                        f"continuation {current.continuation!r} leads back to a file already "
+                        "in this node",
+                    )
+                )
+                break
+            if not target.is_file():
+                omitted.append(
+                    OmittedChild(
+                        current_info.display,
+                        ref_path,
+                        None,
+                        current.continuation,
+                        "continuation_not_found",
+                    )
+                )
+                break
+            visited.add(target)
+            nxt = self._load(target, current_info.root, _display_of(current_info, current.continuation))
+            self.reached.add(target)
+            if nxt.traj is None:
+                problems.extend(nxt.problems)
+                break
+            parts.append((nxt, nxt.traj))
+            current_info, current = nxt, nxt.traj
+        segments = tuple(Segment(i.path, t.pointer) for i, t in parts)
+        return segments, parts
+
+    def _sidechain_node(self, ctx: _Ctx, group: SidechainInfo) -> Node:
+        node_id = f"{ctx.parent_id}#sidechain:{group.agent_id}"
+        children: list[Node] = []
+        problems: list[Problem] = []
+        omitted: list[OmittedChild] = []
+        stack = (*ctx.stack, (ctx.info.path, ctx.traj.pointer, group.agent_id))
+        sub = _Ctx(ctx.info, ctx.traj, node_id, ctx.depth + 1, stack, problems, omitted, set())
+        self._link_refs(sub, [r for r in ctx.traj.refs if r.agent_id == group.agent_id], children)
+        if group.steps > self.limits.max_steps_per_trajectory:
+            problems.append(_steps_problem(ctx.info.display, node_id, group.steps, self.limits))
+        return Node(
+            id=node_id,
+            kind="sidechain",
+            file=ctx.info.display,
+            pointer=ctx.traj.pointer,
+            depth=ctx.depth,
+            parent_id=ctx.parent_id,
+            parent_step_id=group.parent_step_id,
+            schema_version=ctx.traj.schema_version,
+            session_id=ctx.traj.session_id,
+            agent_name=f"{ctx.traj.agent_name}:{group.agent_id}",
+            agent_version=ctx.traj.agent_version,
+            model_name=ctx.traj.model_name,
+            sha256=ctx.info.sha256,
+            steps=group.steps,
+            context_steps=group.context_steps,
+            segments=(Segment(ctx.info.path, ctx.traj.pointer, group.agent_id),),
+            children=tuple(children),
+            omitted=tuple(omitted),
+            problems=tuple(problems),
+        )
+
+    def _link_refs(self, ctx: _Ctx, refs: list[RefInfo], children: list[Node]) -> None:
+        """Resolve each ref to a child node, an omitted child, or a problem."""
+        for ref in refs:
+            if ref.trajectory_path:
+                target = _confine(ref.trajectory_path, ctx.info.path.parent, ctx.info.root)
+                if target is None:
+                    ctx.problems.append(
+                        _escape_problem(
+                            ctx.info.display, f"{ref.json_path}.trajectory_path", ref.trajectory_path
+                        )
+                    )
+                    continue
+                if target.is_file():
+                    display = _display_of(ctx.info, ref.trajectory_path)
+                    self._add_file_child(ctx, ref, self._load(target, ctx.info.root, display), "file", children)
+                    continue
+                if ref.trajectory_id and self._add_embedded(ctx, ref, children):
+                    continue
+                ctx.omit(ref, ref.trajectory_path, "file_not_found")
+            elif ref.trajectory_id:
+                if not self._add_embedded(ctx, ref, children):
+                    ctx.omit(ref, ref.trajectory_id, "unresolved_trajectory_id")
+            elif ref.session_id is not None:
+                matches = [p for p in self.sessions.get(ref.session_id, ()) if p != ctx.info.path]
+                if len(matches) == 1:
+                    self._add_file_child(ctx, ref, self.files[matches[0]], "session", children)
+                else:
+                    reason: OmitReason = "ambiguous_session_id" if matches else "unresolved_session_id"
+                    ctx.omit(ref, ref.session_id, reason)
+
+    def _add_file_child(
+        self, ctx: _Ctx, ref: RefInfo, info: FileInfo, kind: NodeKind, children: list[Node]
+    ) -> None:
+        key = (info.path, "$", None)
+        if key in ctx.seen:
+            return
+        ctx.seen.add(key)
+        if any(entry[:2] == key[:2] for entry in ctx.stack):
+            ctx.problems.append(
+                Problem(
+                    ctx.info.display,
+                    ref.json_path,
+                    "tree.cycle",
+                    f"this reference leads back to {info.display}, an ancestor of this node",
+                )
+            )
+            return
+        children.append(
+            self._file_node(info, kind, ctx.depth, ctx.parent_id, ref.step_id, ctx.stack)
+        )
+
+    def _add_embedded(self, ctx: _Ctx, ref: RefInfo, children: list[Node]) -> bool:
+        entry = next((e for e in ctx.traj.embedded if e.trajectory_id == ref.trajectory_id), None)
+        if entry is None:
+            return False
+        key = (ctx.info.path, entry.pointer, None)
+        if key not in ctx.seen:
+            ctx.seen.add(key)
+            children.append(
+                self._traj_node(
+                    ctx.info, entry, "embedded", ctx.depth, ctx.parent_id, ref.step_id, ctx.stack
+                )
+            )
+        return True
+
+
+@dataclass
+class _Ctx:
+    """What resolving the refs of one trajectory part needs to know and to record."""
+
+    info: FileInfo
+    traj: TrajInfo
+    parent_id: str
+    depth: int
+    stack: tuple[tuple[Path, str, str | None], ...]
+    problems: list[Problem]
+    omitted: list[OmittedChild]
+    seen: set[tuple[Path, str, str | None]]
+
+    def omit(self, ref: RefInfo, target: str, reason: OmitReason) -> None:
+        self.omitted.append(OmittedChild(self.info.display, ref.json_path, ref.step_id, target, reason))
+
+
+def _all_trajs(traj: TrajInfo) -> Iterator[TrajInfo]:
+    yield traj
+    for child in traj.embedded:
+        yield from _all_trajs(child)
+
+
+def _confine(ref: str, base: Path, root: Path) -> Path | None:
+    """`ref` resolved against `base`, or None when it leaves `root` (by `..`, absolute or link).
+
+    Only path arithmetic and `realpath` (which reads links, never file contents) happen
+    here, so nothing outside the root is ever opened.
+    """
+    candidate = Path(os.path.normpath(base / ref))
+    if not candidate.is_relative_to(root):
+        return None
+    real = candidate.resolve()
+    return real if real.is_relative_to(root) else None
+
+
+def _display_of(info: FileInfo, ref: str) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(info.display), ref))
+
+
+def _escape_problem(file: str, path: str, ref: str) -> Problem:
+    return Problem(
+        file,
+        path,
+        "ref.path_escape",
+        f"reference {ref[:200]!r} leaves the input folder; refs must stay inside the folder "
+        "you named (name a parent folder to include it)",
+    )
+
+
+def _steps_problem(file: str, where: str, steps: int, limits: Limits) -> Problem:
+    return Problem(
+        file,
+        where,
+        "limit.max_steps_per_trajectory",
+        f"{steps} steps, more than max_steps_per_trajectory={limits.max_steps_per_trajectory}; "
+        "raise the limit (--max-steps-per-trajectory)",
+    )
+
+
+def _with_problems(node: Node, problems: tuple[Problem, ...]) -> Node:
+    return replace(node, problems=node.problems + problems)

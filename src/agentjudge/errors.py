@@ -1,0 +1,61 @@
+"""The few error types a user can cause, and the exit codes they map to.
+
+This module imports nothing from agentjudge: every other module may raise these.
+
+Hierarchy::
+
+    AgentJudgeError            a problem the user can fix; printed once, no traceback
+    ├── InputError             an input file (or collection) is not valid  -> exit 1
+    └── UsageError             bad flags, missing paths, bad configuration -> exit 3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_JOB_FAILED = 2
+EXIT_USAGE = 3
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason an input is rejected: where (file + JSON path), which rule, and what to do."""
+
+    file: str
+    path: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.path}: {self.message} [{self.rule}]"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"file": self.file, "path": self.path, "rule": self.rule, "message": self.message}
+
+
+class AgentJudgeError(Exception):
+    """Base of every error a user can cause; the CLI prints it without a traceback."""
+
+    exit_code: int = EXIT_INVALID
+
+
+class InputError(AgentJudgeError):
+    """Input that is not valid; carries every problem found, one line each."""
+
+    exit_code = EXIT_INVALID
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        if not problems:
+            raise ValueError("InputError needs at least one problem")
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class UsageError(AgentJudgeError):
+    """A usage or configuration error: what was wrong and how to fix it, in one line."""
+
+    exit_code = EXIT_USAGE

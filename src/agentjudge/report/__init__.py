@@ -1,0 +1,1 @@
+"""Reporters: how results are shown and written (terminal lines, JSON, later HTML/JUnit/MLflow)."""

@@ -1,0 +1,19 @@
+"""Shared test setup: where the project's shared fixtures live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("AGENTJUDGE_SHARED", REPO.parent / "shared"))
+ATIF_FIXTURES = SHARED / "fixtures" / "atif"
+
+
+@pytest.fixture(scope="session")
+def atif_fixtures() -> Path:
+    """The real ATIF files in shared/fixtures/atif (CI lays shared/ beside the clone)."""
+    assert ATIF_FIXTURES.is_dir(), f"shared fixtures not found at {ATIF_FIXTURES}"
+    return ATIF_FIXTURES
