@@ -15,7 +15,6 @@ import typer
 
 from agentjudge import __version__
 from agentjudge.atif import Limits, load_trees
-from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.errors import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
@@ -24,6 +23,7 @@ from agentjudge.errors import (
     AgentJudgeError,
     InputError,
 )
+from agentjudge.report.validation import ValidationSummary, root_line, root_record
 
 app = typer.Typer(
     name="agentjudge",
@@ -34,7 +34,9 @@ app = typer.Typer(
 )
 
 # typer vendors click privately; its public BadParameter lets us name the base of usage errors.
-_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+_ClickException: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
 
 
 def _version(value: bool) -> None:
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, standalone_mode=False)
     except _ClickException as exc:
-        exc.show()  # type: ignore[attr-defined]
+        exc.show()  # type: ignore[attr-defined]  # click's ClickException.show
         return EXIT_USAGE
     except InputError as exc:
         for problem in exc.problems:

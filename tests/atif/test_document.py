@@ -82,7 +82,10 @@ def test_content_parts() -> None:
     document["steps"][0]["message"] = [
         {"type": "text", "text": "look"},
         {"type": "image", "source": {"media_type": "image/png", "path": "a.png"}},
-        {"type": "audio", "source": {"media_type": "audio/wav", "path": "a.wav", "duration_sec": 1}},
+        {
+            "type": "audio",
+            "source": {"media_type": "audio/wav", "path": "a.wav", "duration_sec": 1},
+        },
     ]
     parse_trajectory(json.dumps(document).encode(), "t.json")
     document["steps"][0]["message"] = [

@@ -67,9 +67,18 @@ def test_terminus2_summarization_resolves_its_file_ref_children(atif_fixtures: P
     }
     assert all(c.kind == "file" and c.depth == 1 and c.parent_step_id == 5 for c in root.children)
     # copied-context steps are context, not steps of the subagent
-    assert (names["terminus-2-summarization-summary"].steps, names["terminus-2-summarization-summary"].context_steps) == (2, 3)
-    assert (names["terminus-2-summarization-questions"].steps, names["terminus-2-summarization-questions"].context_steps) == (2, 0)
-    assert (names["terminus-2-summarization-answers"].steps, names["terminus-2-summarization-answers"].context_steps) == (2, 5)
+    assert (
+        names["terminus-2-summarization-summary"].steps,
+        names["terminus-2-summarization-summary"].context_steps,
+    ) == (2, 3)
+    assert (
+        names["terminus-2-summarization-questions"].steps,
+        names["terminus-2-summarization-questions"].context_steps,
+    ) == (2, 0)
+    assert (
+        names["terminus-2-summarization-answers"].steps,
+        names["terminus-2-summarization-answers"].context_steps,
+    ) == (2, 5)
     assert root.steps == 10
     assert root.subtree_steps == 16
     assert root.omitted == ()

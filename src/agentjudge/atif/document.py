@@ -18,7 +18,9 @@ _UNION_TAGS = frozenset({"str", "list", "object"})
 
 _FRIENDLY: dict[str, str] = {
     "missing": "required key is missing",
-    "extra_forbidden": "unknown key: ATIF objects forbid extra keys (put custom data under 'extra')",
+    "extra_forbidden": (
+        "unknown key: ATIF objects forbid extra keys (put custom data under 'extra')"
+    ),
     "json_invalid": "not valid JSON",
     "model_type": "must be a JSON object",
     "model_attributes_type": "must be a JSON object",

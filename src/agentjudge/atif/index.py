@@ -8,9 +8,15 @@ claude-code sidechain groups. Step contents are read again when a node is scored
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
+from agentjudge.atif.discover import InputFile
 from agentjudge.atif.document import parse_trajectory
 from agentjudge.atif.models import Step, Trajectory
 from agentjudge.errors import InputError, Problem
@@ -18,6 +24,9 @@ from agentjudge.errors import InputError, Problem
 # claude-code's tools that start a subagent: a sidechain's parent is the last main-chain step
 # that called one of these before the sidechain's first step.
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
+
+# Below this many files a process pool costs more than it saves.
+PARALLEL_MIN_FILES = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,28 @@ class FileInfo:
     sha256: str
     traj: TrajInfo | None
     problems: tuple[Problem, ...] = ()
+
+
+def index_files(
+    inputs: Sequence[InputFile], max_file_bytes: int, workers: int | None = None
+) -> Iterator[FileInfo]:
+    """`index_file` over `inputs`, in input order; in worker processes when there are many.
+
+    Validation is CPU-bound pure Python and pydantic, so processes (not threads) use every
+    core. `forkserver` keeps workers independent of whatever threads the caller runs.
+    """
+    workers = workers or len(os.sched_getaffinity(0))
+    if workers < 2 or len(inputs) < PARALLEL_MIN_FILES:
+        for item in inputs:
+            yield index_file(item.path, item.root, item.display, max_file_bytes)
+        return
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield from pool.map(_index_input, inputs, repeat(max_file_bytes), chunksize=64)
+
+
+def _index_input(item: InputFile, max_file_bytes: int) -> FileInfo:
+    return index_file(item.path, item.root, item.display, max_file_bytes)
 
 
 def index_file(path: Path, root: Path, display: str, max_file_bytes: int) -> FileInfo:

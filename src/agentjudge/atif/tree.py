@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Literal
 
 from agentjudge.atif.discover import InputFile, discover
-from agentjudge.atif.index import FileInfo, RefInfo, SidechainInfo, TrajInfo, index_file
+from agentjudge.atif.index import (
+    FileInfo,
+    RefInfo,
+    SidechainInfo,
+    TrajInfo,
+    index_file,
+    index_files,
+)
 from agentjudge.atif.limits import Limits
 from agentjudge.errors import Problem
 
@@ -127,10 +134,8 @@ class _Builder:
     reached: set[Path] = field(default_factory=set)
 
     def trees(self) -> Iterator[Node]:
-        for item in self.inputs:
-            self.files[item.path] = index_file(
-                item.path, item.root, item.display, self.limits.max_file_bytes
-            )
+        for info in index_files(self.inputs, self.limits.max_file_bytes):
+            self.files[info.path] = info
         for info in self.files.values():
             if info.traj is not None and info.traj.session_id is not None:
                 self.sessions.setdefault(info.traj.session_id, []).append(info.path)
@@ -271,7 +276,9 @@ class _Builder:
                 if key not in seen:
                     seen.add(key)
                     children.append(
-                        self._traj_node(part_info, entry, "embedded", depth + 1, node_id, None, stack)
+                        self._traj_node(
+                            part_info, entry, "embedded", depth + 1, node_id, None, stack
+                        )
                     )
             for group in part.sidechains:
                 children.append(self._sidechain_node(ctx, group))
@@ -318,7 +325,9 @@ class _Builder:
             ref_path = f"{current.pointer}.continued_trajectory_ref"
             target = _confine(current.continuation, current_info.path.parent, current_info.root)
             if target is None:
-                problems.append(_escape_problem(current_info.display, ref_path, current.continuation))
+                problems.append(
+                    _escape_problem(current_info.display, ref_path, current.continuation)
+                )
                 break
             if target in visited or any(target == s[0] for s in stack):
                 problems.append(
@@ -343,7 +352,9 @@ class _Builder:
                 )
                 break
             visited.add(target)
-            nxt = self._load(target, current_info.root, _display_of(current_info, current.continuation))
+            nxt = self._load(
+                target, current_info.root, _display_of(current_info, current.continuation)
+            )
             self.reached.add(target)
             if nxt.traj is None:
                 problems.extend(nxt.problems)
@@ -393,13 +404,17 @@ class _Builder:
                 if target is None:
                     ctx.problems.append(
                         _escape_problem(
-                            ctx.info.display, f"{ref.json_path}.trajectory_path", ref.trajectory_path
+                            ctx.info.display,
+                            f"{ref.json_path}.trajectory_path",
+                            ref.trajectory_path,
                         )
                     )
                     continue
                 if target.is_file():
                     display = _display_of(ctx.info, ref.trajectory_path)
-                    self._add_file_child(ctx, ref, self._load(target, ctx.info.root, display), "file", children)
+                    self._add_file_child(
+                        ctx, ref, self._load(target, ctx.info.root, display), "file", children
+                    )
                     continue
                 if ref.trajectory_id and self._add_embedded(ctx, ref, children):
                     continue
@@ -412,7 +427,9 @@ class _Builder:
                 if len(matches) == 1:
                     self._add_file_child(ctx, ref, self.files[matches[0]], "session", children)
                 else:
-                    reason: OmitReason = "ambiguous_session_id" if matches else "unresolved_session_id"
+                    reason: OmitReason = (
+                        "ambiguous_session_id" if matches else "unresolved_session_id"
+                    )
                     ctx.omit(ref, ref.session_id, reason)
 
     def _add_file_child(
@@ -465,7 +482,9 @@ class _Ctx:
     seen: set[tuple[Path, str, str | None]]
 
     def omit(self, ref: RefInfo, target: str, reason: OmitReason) -> None:
-        self.omitted.append(OmittedChild(self.info.display, ref.json_path, ref.step_id, target, reason))
+        self.omitted.append(
+            OmittedChild(self.info.display, ref.json_path, ref.step_id, target, reason)
+        )
 
 
 def _all_trajs(traj: TrajInfo) -> Iterator[TrajInfo]:

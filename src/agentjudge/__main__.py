@@ -1,0 +1,7 @@
+"""`python -m agentjudge`."""
+
+import sys
+
+from agentjudge.cli import main
+
+sys.exit(main())
