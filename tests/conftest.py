@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("AGENTJUDGE_SHARED", REPO.parent / "shared"))
@@ -17,3 +18,9 @@ def atif_fixtures() -> Path:
     """The real ATIF files in shared/fixtures/atif (CI lays shared/ beside the clone)."""
     assert ATIF_FIXTURES.is_dir(), f"shared fixtures not found at {ATIF_FIXTURES}"
     return ATIF_FIXTURES
+
+
+# CI runs the same examples every time (a red CI must mean a code change, not a new draw);
+# developers' runs explore new ones.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile("ci" if os.environ.get("CI") else "default")

@@ -229,3 +229,11 @@ def test_negative_total_steps_rejected() -> None:
         "$.final_metrics.total_steps",
         "schema.greater_than_equal",
     )
+
+
+@pytest.mark.parametrize("value", [True, "1", 1.0])
+def test_step_id_must_be_a_real_integer(value: Any) -> None:
+    document = doc(2)
+    document["steps"][0]["step_id"] = value
+    (problem,) = problems_of(document)
+    assert problem.path == "$.steps[0].step_id"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,11 @@ from agentjudge.atif.document import parse_trajectory
 from agentjudge.errors import InputError
 from tests.atif.docs import doc, write
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("AGENTJUDGE_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @dataclass
@@ -148,6 +153,8 @@ def broken_documents(draw: st.DrawFn) -> bytes:
     elif kind == "retype":
         *parent, key = draw(st.sampled_from(REQUIRED))
         value = draw(st.sampled_from(WRONG_TYPES))
+        if key in ("name", "version") and isinstance(value, str):
+            value = 7
         if key == "message" and (isinstance(value, str) or value == []):
             value = 7
         if key == "step_id" and value == -1:

@@ -181,7 +181,8 @@ class Agent(_Strict):
 
 
 class Step(_Strict):
-    step_id: Annotated[int, Field(ge=1)]
+    # strict: `true` or "1" as a step id is a producer bug, not a number
+    step_id: Annotated[int, Field(ge=1, strict=True)]
     timestamp: str | None = None
     source: Literal["system", "user", "agent"]
     message: Content
@@ -191,7 +192,7 @@ class Step(_Strict):
     tool_calls: list[ToolCall] | None = None
     observation: Observation | None = None
     metrics: Metrics | None = None
-    llm_call_count: Annotated[int, Field(ge=0)] | None = None
+    llm_call_count: Annotated[int, Field(ge=0, strict=True)] | None = None
     is_copied_context: bool | None = None
     extra: dict[str, Any] | None = None
 
