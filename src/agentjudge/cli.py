@@ -6,6 +6,7 @@ Exit codes (docs/cli.md): 0 success, 1 invalid input (or an incomplete/failed ga
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from agentjudge.errors import (
     EXIT_USAGE,
     AgentJudgeError,
     InputError,
+    UsageError,
 )
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 
@@ -103,6 +105,33 @@ def validate(
     else:
         typer.echo(summary.line())
     return EXIT_OK if summary.invalid == 0 else EXIT_INVALID
+
+
+@app.command("judge-server")
+def judge_server(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8000,
+    latency: Annotated[float, typer.Option(min=0, help="Seconds per answer.")] = 0.0,
+    capacity: Annotated[
+        int | None, typer.Option(min=1, help="Concurrent requests before answering 429.")
+    ] = None,
+) -> int:
+    """Run the scriptable test judge (OpenAI-compatible) for plumbing checks. Not a judge of
+    quality: its scores come from `[[score=X]]` markers or a hash of the request."""
+    try:
+        from agentjudge.testing import JudgeServer, Script
+    except ImportError:
+        raise UsageError(
+            "the judge server needs aiohttp: pip install 'agentjudge[testing]'"
+        ) from None
+
+    async def serve() -> None:
+        server = JudgeServer(Script(latency=latency, capacity=capacity), port=port)
+        await server.start()
+        typer.echo(f"test judge listening on {server.base_url} (Ctrl-C stops it)")
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:

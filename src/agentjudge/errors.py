@@ -59,3 +59,19 @@ class UsageError(AgentJudgeError):
     """A usage or configuration error: what was wrong and how to fix it, in one line."""
 
     exit_code = EXIT_USAGE
+
+
+class JudgeError(Exception):
+    """A judge call that failed after its retries. `kind` is a fixed, safe error type.
+
+    The message never holds a raw response body or a library's exception text: those may
+    carry prompts, secrets or garbage, and results only ever record `kind`.
+    """
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        self.kind = kind
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+
+
+class ProtocolError(JudgeError):
+    """The judge answered (often HTTP 200) but the answer is not a usable verdict."""

@@ -1,0 +1,203 @@
+"""The judge client: the one place that owns retries, backoff, concurrency, caps and accounting.
+
+Providers only build requests and read responses. One `httpx.AsyncClient` (one connection
+pool) serves every call; tests inject a transport.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import httpx
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from agentjudge.errors import JudgeError, ProtocolError
+from agentjudge.judge.limiter import AdaptiveLimit, Outcome
+from agentjudge.judge.providers import Answer, Provider
+from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.verdict import Verdict, parse_verdict
+
+MAX_BODY_BYTES = 64 * 1024
+PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
+
+
+@dataclass
+class ClientStats:
+    """Counters over the client's life. HTTP success and protocol validity are separate."""
+
+    calls: int = 0
+    successes: int = 0
+    errors: int = 0
+    protocol_errors: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_seconds: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeOutcome:
+    """A verdict, or the fixed kind of error that prevented one (never both)."""
+
+    verdict: Verdict | None
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class _Retryable(Exception):
+    def __init__(self, kind: str, retry_after: float | None = None) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+@dataclass
+class JudgeClient:
+    """Send `JudgeRequest`s to a provider with every safeguard a large job needs."""
+
+    provider: Provider
+    concurrency: int = 16
+    timeout: float = 60.0
+    max_attempts: int = 4
+    initial_backoff: float = 0.5
+    max_backoff: float = 30.0
+    max_requests: int | None = None
+    transport: httpx.AsyncBaseTransport | None = None
+    stats: ClientStats = field(default_factory=ClientStats)
+
+    def __post_init__(self) -> None:
+        self._limit = AdaptiveLimit(self.concurrency)
+        transport = self.transport or self.provider.transport()
+        limits = httpx.Limits(
+            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
+        )
+        self._http = httpx.AsyncClient(
+            transport=transport, timeout=httpx.Timeout(self.timeout), limits=limits
+        )
+        self._backoff = wait_random_exponential(
+            multiplier=self.initial_backoff, max=self.max_backoff
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> JudgeClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def judge(self, request: JudgeRequest) -> JudgeOutcome:
+        """One verdict for `request`: retried on 429/5xx/transport errors and once on a
+        protocol error; a failure comes back as `JudgeOutcome.error`, never as a score."""
+        kind = "protocol_error"
+        for _ in range(PROTOCOL_ATTEMPTS):
+            try:
+                answer = await self._send(request)
+                verdict = parse_verdict(answer.content)
+            except ProtocolError as exc:
+                self.stats.protocol_errors += 1
+                kind = exc.kind
+                continue
+            except JudgeError as exc:
+                return JudgeOutcome(None, exc.kind)
+            return JudgeOutcome(verdict, None, answer.input_tokens, answer.output_tokens)
+        return JudgeOutcome(None, kind)
+
+    async def _send(self, request: JudgeRequest) -> Answer:
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Retryable),
+            reraise=True,
+        )
+        tries = 0
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    tries += 1
+                    if tries > 1:
+                        self.stats.retries += 1
+                    return await self._attempt(request)
+        except _Retryable as exc:
+            raise JudgeError(exc.kind) from None
+        raise AssertionError("unreachable: tenacity returns or raises")
+
+    def _wait(self, state: RetryCallState) -> float:
+        backoff = self._backoff(state)
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return max(exc.retry_after, backoff * 0.1)
+        return backoff
+
+    async def _attempt(self, request: JudgeRequest) -> Answer:
+        await self._limit.acquire()
+        if self.max_requests is not None and self.stats.calls >= self.max_requests:
+            await self._limit.release("other")
+            raise JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
+        outcome: Outcome = "other"
+        started = time.perf_counter()
+        self.stats.calls += 1
+        try:
+            response = await self._http.send(self.provider.build(request), stream=True)
+            try:
+                body = await _read_capped(response)
+            finally:
+                await response.aclose()
+            status = response.status_code
+            if 200 <= status < 300:
+                outcome = "ok"
+            elif status == 429:
+                outcome = "rate_limited"
+        except httpx.TimeoutException:
+            self.stats.errors += 1
+            raise _Retryable("timeout") from None
+        except httpx.TransportError:
+            self.stats.errors += 1
+            raise _Retryable("transport_error") from None
+        finally:
+            self.stats.latency_seconds += time.perf_counter() - started
+            await self._limit.release(outcome)
+        if outcome != "ok":
+            self.stats.errors += 1
+            decision = self.provider.should_retry(status)
+            if decision == "no":
+                raise JudgeError(f"http_{status}")
+            raise _Retryable(f"http_{status}", _retry_after(response.headers.get("retry-after")))
+        self.stats.successes += 1
+        if body is None:
+            raise ProtocolError("body_too_large")
+        answer = self.provider.parse(status, body)
+        self.stats.input_tokens += answer.input_tokens
+        self.stats.output_tokens += answer.output_tokens
+        return answer
+
+
+async def _read_capped(response: httpx.Response) -> bytes | None:
+    """The body, or None when it passes MAX_BODY_BYTES (reading stops there)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), 120.0)

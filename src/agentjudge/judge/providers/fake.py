@@ -1,0 +1,47 @@
+"""The `fake` judge: deterministic answers, in process, for plumbing. Not a quality signal.
+
+It speaks the openai-compatible protocol through an in-process transport, so the client's
+one code path (retries, limits, accounting, cache) runs exactly as with a real server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import httpx
+
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+
+FAKE_NOTICE = "the fake judge gives deterministic scores from a hash: not a quality signal"
+
+
+class FakeJudge(OpenAICompatible):
+    quality_signal = False
+
+    def __init__(self, model: str = "fake-judge") -> None:
+        super().__init__("http://fake-judge.invalid/v1", model, name="fake")
+
+    def transport(self) -> httpx.AsyncBaseTransport | None:
+        return httpx.MockTransport(_answer)
+
+
+def _answer(request: httpx.Request) -> httpx.Response:
+    body = json.loads(request.content)
+    text = body["messages"][-1]["content"]
+    digest = hashlib.sha256(text.encode()).digest()
+    verdict = {
+        "reasoning": "fake judge: score derived from a hash of the request",
+        "score": round(digest[0] / 255, 3),
+        "category": "none",
+        "confidence": 0.0,
+    }
+    content = json.dumps(verdict)
+    usage = {"prompt_tokens": len(request.content) // 4, "completion_tokens": len(content) // 4}
+    return httpx.Response(
+        200,
+        json={
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+            "usage": usage,
+        },
+    )

@@ -1,0 +1,90 @@
+"""Any server that speaks OpenAI's `/v1/chat/completions`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from agentjudge.errors import ProtocolError
+from agentjudge.judge.providers.base import Answer, RetryDecision
+from agentjudge.judge.request import JudgeRequest
+
+
+class OpenAICompatible:
+    """Builds chat-completion requests and reads their answers.
+
+    `json_mode` asks for JSON through `response_format`: `json_object` with the schema
+    attached (the form llama.cpp's server and many others accept).
+    """
+
+    quality_signal = True
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        json_mode: bool = True,
+        name: str = "openai-compatible",
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.name = name
+        self._api_key = api_key
+        self.json_mode = json_mode
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAICompatible(base_url={self.base_url!r}, model={self.model!r})"
+
+    def build(self, request: JudgeRequest) -> httpx.Request:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        if self.json_mode:
+            body["response_format"] = {"type": "json_object"}
+            if request.response_schema is not None:
+                body["response_format"]["schema"] = request.response_schema
+        headers = {"content-type": "application/json"}
+        if self._api_key:
+            headers["authorization"] = f"Bearer {self._api_key}"
+        return httpx.Request(
+            "POST",
+            f"{self.base_url}/chat/completions",
+            headers=headers,
+            content=json.dumps(body).encode(),
+        )
+
+    def parse(self, status: int, body: bytes) -> Answer:
+        if not body:
+            raise ProtocolError("empty_body")
+        try:
+            data = json.loads(body)
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ProtocolError("malformed_completion") from None
+        if not isinstance(content, str):
+            raise ProtocolError("malformed_completion")
+        usage = data.get("usage") if isinstance(data, dict) else None
+        usage = usage if isinstance(usage, dict) else {}
+        return Answer(
+            content, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+        )
+
+    def should_retry(self, status: int) -> RetryDecision:
+        if status == 429:
+            return "rate_limit"
+        if status in (408, 409) or status >= 500:
+            return "transient"
+        return "no"
+
+    def transport(self) -> httpx.AsyncBaseTransport | None:
+        return None
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

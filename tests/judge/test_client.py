@@ -1,0 +1,177 @@
+"""The judge client against the real scriptable judge server on 127.0.0.1: every fault."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.providers import FakeJudge, OpenAICompatible
+from agentjudge.judge.request import Message
+from agentjudge.testing import JudgeServer, Script
+from agentjudge.testing.judge_server import expected_score
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def request(text: str) -> JudgeRequest:
+    return JudgeRequest((Message("system", "judge"), Message("user", text)), "test-v1")
+
+
+@pytest.fixture
+def server() -> Iterator[JudgeServer]:
+    with JudgeServer() as running:
+        yield running
+
+
+def judge_all(
+    server: JudgeServer, texts: list[str], **options: float
+) -> tuple[list[JudgeOutcome], JudgeClient]:
+    async def go() -> tuple[list[JudgeOutcome], JudgeClient]:
+        settings = {"initial_backoff": 0.01, "max_backoff": 0.05, "timeout": 2.0, **options}
+        client = JudgeClient(OpenAICompatible(server.base_url, "judge"), **settings)  # type: ignore[arg-type]
+        async with client:
+            outcomes = await asyncio.gather(*(client.judge(request(t)) for t in texts))
+        return list(outcomes), client
+
+    return asyncio.run(go())
+
+
+def test_scores_come_back_exactly(server: JudgeServer) -> None:
+    texts = [f"step {i} [[score=0.{i}]]" for i in range(10)] + ["no marker"]
+    outcomes, client = judge_all(server, texts)
+    assert [o.verdict.score for o in outcomes if o.verdict] == [
+        *(i / 10 for i in range(10)),
+        expected_score("no marker"),
+    ]
+    assert client.stats.calls == client.stats.successes == 11
+    assert client.stats.input_tokens > 0
+    assert client.stats.output_tokens > 0
+
+
+def test_genuine_zero_is_a_score(server: JudgeServer) -> None:
+    (outcome,), _ = judge_all(server, ["bad step [[score=0]]"])
+    assert outcome.verdict is not None
+    assert outcome.verdict.score == 0.0
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "503", "drop"])
+def test_transient_faults_are_retried(server: JudgeServer, fault: str) -> None:
+    server.script = Script(fail_first=2, fail_first_fault=fault, retry_after=0.01)  # type: ignore[arg-type]
+    outcomes, client = judge_all(server, ["a [[score=0.5]]", "b [[score=0.6]]"])
+    assert [o.verdict.score for o in outcomes if o.verdict] == [0.5, 0.6]
+    assert client.stats.retries == 4
+    assert server.outcomes() == {fault: 4, "ok": 2}
+
+
+def test_hang_times_out_and_is_retried(server: JudgeServer) -> None:
+    server.script = Script(fail_first=1, fail_first_fault="hang", hang_seconds=5)
+    (outcome,), client = judge_all(server, ["a [[score=0.3]]"], timeout=0.3)
+    assert outcome.verdict is not None
+    assert outcome.verdict.score == 0.3
+    assert client.stats.errors == 1
+
+
+def test_retries_exhausted_is_an_error_not_a_score(server: JudgeServer) -> None:
+    server.script = Script(fail_first=10, fail_first_fault="503", retry_after=0.0)
+    (outcome,), client = judge_all(server, ["a"], max_attempts=3)
+    assert (outcome.verdict, outcome.error) == (None, "http_503")
+    assert client.stats.calls == 3
+
+
+def test_client_errors_are_not_retried() -> None:
+    def reject(_: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, json={"error": "bad key"})
+
+    async def go() -> tuple[JudgeOutcome, int]:
+        provider = OpenAICompatible("http://judge.invalid/v1", "m", api_key="sk-secret")
+        async with JudgeClient(provider, transport=httpx.MockTransport(reject)) as client:
+            return await client.judge(request("x")), client.stats.calls
+
+    outcome, calls = asyncio.run(go())
+    assert (outcome.error, calls) == ("http_401", 1)
+
+
+@pytest.mark.parametrize(
+    ("malformed", "kind"),
+    [
+        ("non_json", "answer_not_json"),
+        ("no_score", "score_missing"),
+        ("out_of_range", "score_out_of_range"),
+        ("bool_score", "score_not_number"),
+        ("empty", "empty_body"),
+        ("huge", "body_too_large"),
+    ],
+)
+def test_protocol_errors_retried_once_then_surfaced(
+    server: JudgeServer, malformed: str, kind: str
+) -> None:
+    server.script = Script(malformed=malformed)  # type: ignore[arg-type]
+    (outcome,), client = judge_all(server, ["a [[score=0.9]]"])
+    assert (outcome.verdict, outcome.error) == (None, kind)
+    # a 200 with an unusable body is an HTTP success *and* a protocol error
+    assert (client.stats.calls, client.stats.successes, client.stats.protocol_errors) == (2, 2, 2)
+
+
+def test_capacity_429s_with_retry_after_lose_nothing(server: JudgeServer) -> None:
+    server.script = Script(latency=0.02, capacity=4, retry_after=0.01)
+    texts = [f"s{i} [[score=0.{i % 10}]]" for i in range(60)]
+    outcomes, client = judge_all(server, texts, concurrency=16, max_attempts=20)
+    assert all(o.verdict is not None for o in outcomes)
+    assert server.outcomes()["ok"] == 60
+    assert client._limit.limit < 16, "the adaptive limit backed off"
+
+
+def test_request_cap(server: JudgeServer) -> None:
+    outcomes, client = judge_all(server, [f"s{i}" for i in range(5)], max_requests=3, concurrency=1)
+    assert [o.error for o in outcomes].count("request_cap") == 2
+    assert client.stats.calls == 3
+
+
+def test_api_key_is_sent_but_never_shown() -> None:
+    seen: list[str] = []
+
+    def capture(req: httpx.Request) -> httpx.Response:
+        seen.append(req.headers["authorization"])
+        return httpx.Response(200, json={"choices": [{"message": {"content": '{"score": 1}'}}]})
+
+    provider = OpenAICompatible("http://judge.invalid/v1", "m", api_key="sk-very-secret")
+    assert "sk-very-secret" not in repr(provider)
+
+    async def go() -> None:
+        async with JudgeClient(provider, transport=httpx.MockTransport(capture)) as client:
+            await client.judge(request("x"))
+
+    asyncio.run(go())
+    assert seen == ["Bearer sk-very-secret"]
+
+
+def test_json_mode_sends_the_schema() -> None:
+    schema = {"type": "object", "properties": {"score": {"type": "number"}}}
+    built = OpenAICompatible("http://j/v1", "m").build(
+        JudgeRequest((Message("user", "x"),), "v1", response_schema=schema)
+    )
+    assert json.loads(built.content)["response_format"] == {"type": "json_object", "schema": schema}
+
+
+def test_fake_judge_is_deterministic_and_announced() -> None:
+    async def go() -> list[JudgeOutcome]:
+        async with JudgeClient(FakeJudge()) as client:
+            return [await client.judge(request("same")) for _ in range(2)]
+
+    first, second = asyncio.run(go())
+    assert first == second
+    assert first.verdict is not None
+    assert FakeJudge.quality_signal is False
+
+
+def test_request_key_depends_on_everything_that_decides_the_answer() -> None:
+    base = request("x")
+    assert base.key("p", "m") == request("x").key("p", "m")
+    assert base.key("p", "m") != base.key("p", "m2")
+    assert base.key("p", "m") != request("y").key("p", "m")
+    assert base.key("p", "m") != JudgeRequest(base.messages, "test-v2").key("p", "m")
