@@ -141,7 +141,7 @@ class JudgeClient:
     async def _attempt(self, request: JudgeRequest) -> Answer:
         await self._limit.acquire()
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
-            await self._limit.release("other")
+            self._limit.release("other")
             raise JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
         outcome: Outcome = "other"
         started = time.perf_counter()
@@ -165,7 +165,7 @@ class JudgeClient:
             raise _Retryable("transport_error") from None
         finally:
             self.stats.latency_seconds += time.perf_counter() - started
-            await self._limit.release(outcome)
+            self._limit.release(outcome)
         if outcome != "ok":
             self.stats.errors += 1
             decision = self.provider.should_retry(status)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from typing import Literal
 
 Outcome = Literal["ok", "rate_limited", "other"]
@@ -14,6 +15,8 @@ class AdaptiveLimit:
 
     A 429 cuts the limit by `decrease` (at most once per `cooldown` seconds, so one burst
     of 429s counts once); each success adds 1/limit, about +1 per round of requests.
+    Waiters queue in FIFO order and only as many are woken as there are free slots, so a
+    job with 100,000 queued calls costs O(1) per release, not O(waiters).
     """
 
     def __init__(self, maximum: int, decrease: float = 0.75, cooldown: float = 0.05) -> None:
@@ -23,21 +26,37 @@ class AdaptiveLimit:
         self._decrease = decrease
         self._cooldown = cooldown
         self._last_cut = 0.0
-        self._changed = asyncio.Condition()
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    def _room(self) -> bool:
+        return self.in_flight < max(1, int(self.limit))
 
     async def acquire(self) -> None:
-        async with self._changed:
-            await self._changed.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
+        if self._room() and not self._waiters:
             self.in_flight += 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release("other")  # the slot was granted as we were cancelled: pass it on
+            else:
+                self._waiters.remove(waiter)
+            raise
 
-    async def release(self, outcome: Outcome) -> None:
-        async with self._changed:
-            self.in_flight -= 1
-            if outcome == "rate_limited":
-                now = time.monotonic()
-                if now - self._last_cut >= self._cooldown:
-                    self.limit = max(1.0, self.limit * self._decrease)
-                    self._last_cut = now
-            elif outcome == "ok":
-                self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
-            self._changed.notify_all()
+    def release(self, outcome: Outcome) -> None:
+        self.in_flight -= 1
+        if outcome == "rate_limited":
+            now = time.monotonic()
+            if now - self._last_cut >= self._cooldown:
+                self.limit = max(1.0, self.limit * self._decrease)
+                self._last_cut = now
+        elif outcome == "ok":
+            self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
+        while self._waiters and self._room():
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self.in_flight += 1
+                waiter.set_result(None)
