@@ -23,7 +23,6 @@ from agentjudge.errors import (
     EXIT_USAGE,
     AgentJudgeError,
     InputError,
-    UsageError,
 )
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 
@@ -117,12 +116,7 @@ def judge_server(
 ) -> int:
     """Run the scriptable test judge (OpenAI-compatible) for plumbing checks. Not a judge of
     quality: its scores come from `[[score=X]]` markers or a hash of the request."""
-    try:
-        from agentjudge.testing import JudgeServer, Script
-    except ImportError:
-        raise UsageError(
-            "the judge server needs aiohttp: pip install 'agentjudge[testing]'"
-        ) from None
+    from agentjudge.testing import JudgeServer, Script
 
     async def serve() -> None:
         server = JudgeServer(Script(latency=latency, capacity=capacity), port=port)

@@ -1,15 +1,17 @@
 """The judge client: the one place that owns retries, backoff, concurrency, caps and accounting.
 
-Providers only build requests and read responses. One `httpx.AsyncClient` (one connection
-pool) serves every call; tests inject a transport.
+Providers only build requests and read responses. One httpx transport (one connection
+pool) serves every call; tests inject their own (`httpx.MockTransport`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
 import httpx
+from httpx_aiohttp import AiohttpTransport
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -75,19 +77,23 @@ class JudgeClient:
 
     def __post_init__(self) -> None:
         self._limit = AdaptiveLimit(self.concurrency)
-        transport = self.transport or self.provider.transport()
         limits = httpx.Limits(
             max_connections=self.concurrency, max_keepalive_connections=self.concurrency
         )
-        self._http = httpx.AsyncClient(
-            transport=transport, timeout=httpx.Timeout(self.timeout), limits=limits
+        # The transport is the one connection pool. aiohttp's keeps per-call cost flat as
+        # concurrency grows (httpcore's pool scans every connection on every request).
+        # httpx.AsyncClient's redirects, cookies and auth are not needed, so requests go
+        # straight to the transport, each under one hard deadline.
+        self._transport = (
+            self.transport or self.provider.transport() or AiohttpTransport(limits=limits)
         )
+        self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._backoff = wait_random_exponential(
             multiplier=self.initial_backoff, max=self.max_backoff
         )
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self._transport.aclose()
 
     async def __aenter__(self) -> JudgeClient:
         return self
@@ -146,18 +152,21 @@ class JudgeClient:
         outcome: Outcome = "other"
         started = time.perf_counter()
         self.stats.calls += 1
+        http_request = self.provider.build(request)
+        http_request.extensions.update(self._timeouts)
         try:
-            response = await self._http.send(self.provider.build(request), stream=True)
-            try:
-                body = await _read_capped(response)
-            finally:
-                await response.aclose()
+            async with asyncio.timeout(self.timeout):
+                response = await self._transport.handle_async_request(http_request)
+                try:
+                    body = await _read_capped(response)
+                finally:
+                    await response.aclose()
             status = response.status_code
             if 200 <= status < 300:
                 outcome = "ok"
             elif status == 429:
                 outcome = "rate_limited"
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, TimeoutError):
             self.stats.errors += 1
             raise _Retryable("timeout") from None
         except httpx.TransportError:

@@ -30,6 +30,7 @@ class OpenAICompatible:
         name: str = "openai-compatible",
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self._url = httpx.URL(f"{self.base_url}/chat/completions")  # parsed once, not per call
         self.model = model
         self.name = name
         self._api_key = api_key
@@ -54,7 +55,7 @@ class OpenAICompatible:
             headers["authorization"] = f"Bearer {self._api_key}"
         return httpx.Request(
             "POST",
-            f"{self.base_url}/chat/completions",
+            self._url,
             headers=headers,
             content=json.dumps(body).encode(),
         )
