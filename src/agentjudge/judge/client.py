@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import httpx
 from httpx_aiohttp import AiohttpTransport
+from opentelemetry.metrics import Meter
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -24,6 +25,8 @@ from agentjudge.errors import JudgeError, ProtocolError
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.store import VerdictStore
+from agentjudge.judge.telemetry import JudgeMetrics
 from agentjudge.judge.verdict import Verdict, parse_verdict
 
 MAX_BODY_BYTES = 64 * 1024
@@ -39,6 +42,7 @@ class ClientStats:
     errors: int = 0
     protocol_errors: int = 0
     retries: int = 0
+    cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     latency_seconds: float = 0.0
@@ -52,6 +56,7 @@ class JudgeOutcome:
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    cached: bool = False
 
 
 class _Retryable(Exception):
@@ -73,6 +78,8 @@ class JudgeClient:
     max_backoff: float = 30.0
     max_requests: int | None = None
     transport: httpx.AsyncBaseTransport | None = None
+    store: VerdictStore | None = None
+    meter: Meter | None = None
     stats: ClientStats = field(default_factory=ClientStats)
 
     def __post_init__(self) -> None:
@@ -88,6 +95,8 @@ class JudgeClient:
             self.transport or self.provider.transport() or AiohttpTransport(limits=limits)
         )
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
+        self._metrics = JudgeMetrics(self.meter)
+        self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
         self._backoff = wait_random_exponential(
             multiplier=self.initial_backoff, max=self.max_backoff
         )
@@ -101,9 +110,41 @@ class JudgeClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def key(self, request: JudgeRequest) -> str:
+        """The verdict-store key of `request` for this provider and model."""
+        return request.key(self.provider.name, self.provider.model)
+
     async def judge(self, request: JudgeRequest) -> JudgeOutcome:
-        """One verdict for `request`: retried on 429/5xx/transport errors and once on a
-        protocol error; a failure comes back as `JudgeOutcome.error`, never as a score."""
+        """One verdict for `request`: from the store if it has it, else from the judge,
+        retried on 429/5xx/transport errors and once on a protocol error. A failure comes
+        back as `JudgeOutcome.error`, never as a score. Identical requests in flight at the
+        same time share one call."""
+        key = self.key(request)
+        if self.store is not None:
+            stored = self.store.get(key)
+            if stored is not None:
+                self.stats.cache_hits += 1
+                verdict, tokens_in, tokens_out = stored
+                return JudgeOutcome(verdict, None, tokens_in, tokens_out, cached=True)
+        pending = self._in_flight.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[JudgeOutcome] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            outcome = await self._judge(request)
+            if outcome.verdict is not None and self.store is not None:
+                self.store.put(key, outcome.verdict, outcome.input_tokens, outcome.output_tokens)
+            future.set_result(outcome)
+            return outcome
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: sharers re-raise it, nobody logs it as lost
+            raise
+        finally:
+            del self._in_flight[key]
+
+    async def _judge(self, request: JudgeRequest) -> JudgeOutcome:
         kind = "protocol_error"
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
@@ -111,6 +152,7 @@ class JudgeClient:
                 verdict = parse_verdict(answer.content)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
+                self._metrics.protocol_errors.add(1, {"error.type": exc.kind})
                 kind = exc.kind
                 continue
             except JudgeError as exc:
@@ -152,6 +194,7 @@ class JudgeClient:
         outcome: Outcome = "other"
         started = time.perf_counter()
         self.stats.calls += 1
+        self._metrics.calls.add(1)
         http_request = self.provider.build(request)
         http_request.extensions.update(self._timeouts)
         try:
@@ -167,27 +210,36 @@ class JudgeClient:
             elif status == 429:
                 outcome = "rate_limited"
         except (httpx.TimeoutException, TimeoutError):
-            self.stats.errors += 1
+            self._count_error("timeout")
             raise _Retryable("timeout") from None
         except httpx.TransportError:
-            self.stats.errors += 1
+            self._count_error("transport_error")
             raise _Retryable("transport_error") from None
         finally:
-            self.stats.latency_seconds += time.perf_counter() - started
+            elapsed = time.perf_counter() - started
+            self.stats.latency_seconds += elapsed
+            self._metrics.latency.record(elapsed)
             self._limit.release(outcome)
         if outcome != "ok":
-            self.stats.errors += 1
+            self._count_error(f"http_{status}")
             decision = self.provider.should_retry(status)
             if decision == "no":
                 raise JudgeError(f"http_{status}")
             raise _Retryable(f"http_{status}", _retry_after(response.headers.get("retry-after")))
         self.stats.successes += 1
+        self._metrics.successes.add(1)
         if body is None:
             raise ProtocolError("body_too_large")
         answer = self.provider.parse(status, body)
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
+        self._metrics.tokens.add(answer.input_tokens, {"direction": "input"})
+        self._metrics.tokens.add(answer.output_tokens, {"direction": "output"})
         return answer
+
+    def _count_error(self, kind: str) -> None:
+        self.stats.errors += 1
+        self._metrics.errors.add(1, {"error.type": kind})
 
 
 async def _read_capped(response: httpx.Response) -> bytes | None:

@@ -1,0 +1,128 @@
+"""The verdict store: free re-runs, shared in-flight calls, and a SIGKILLed run that resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentjudge.judge import JudgeClient, JudgeOutcome
+from agentjudge.judge.providers import OpenAICompatible
+from agentjudge.judge.store import StoredVerdict, VerdictStore
+from agentjudge.testing import JudgeServer, Script
+from tests.conftest import REPO
+from tests.judge.resume_worker import item_request
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def run_items(
+    url: str, store: VerdictStore | None, count: int
+) -> tuple[list[JudgeOutcome], JudgeClient]:
+    async def go() -> tuple[list[JudgeOutcome], JudgeClient]:
+        client = JudgeClient(OpenAICompatible(url, "judge"), store=store)
+        async with client:
+            outcomes = await asyncio.gather(*(client.judge(item_request(i)) for i in range(count)))
+        return list(outcomes), client
+
+    return asyncio.run(go())
+
+
+def test_rerun_with_the_same_inputs_makes_no_judge_call(tmp_path: Path) -> None:
+    with JudgeServer() as server:
+        store = VerdictStore(tmp_path / "v.sqlite")
+        first, client = run_items(server.base_url, store, 20)
+        assert client.stats.calls == 20
+        second, client = run_items(server.base_url, store, 20)
+        assert client.stats.calls == 0
+        assert client.stats.cache_hits == 20
+        assert len(server.log) == 20
+    assert [o.verdict for o in first] == [o.verdict for o in second]
+    assert all(o.cached for o in second)
+
+
+def test_errors_are_not_stored(tmp_path: Path) -> None:
+    with JudgeServer(Script(malformed="no_score")) as server:
+        store = VerdictStore(tmp_path / "v.sqlite")
+        (outcome,), _ = run_items(server.base_url, store, 1)
+        assert outcome.error == "score_missing"
+        assert len(store) == 0
+
+
+def test_stored_records_are_versioned(tmp_path: Path) -> None:
+    with JudgeServer() as server:
+        store = VerdictStore(tmp_path / "v.sqlite")
+        run_items(server.base_url, store, 1)
+    (record,) = store._db.execute("SELECT record FROM verdicts").fetchall()
+    parsed = StoredVerdict.model_validate_json(record[0])
+    assert (parsed.version, parsed.kind) == (1, "verdict")
+    with pytest.raises(ValueError, match="version"):
+        StoredVerdict.model_validate({**parsed.model_dump(), "version": 2})
+
+
+def test_identical_requests_in_flight_share_one_call() -> None:
+    with JudgeServer(Script(latency=0.1)) as server:
+
+        async def go() -> list[JudgeOutcome]:
+            async with JudgeClient(OpenAICompatible(server.base_url, "judge")) as client:
+                return list(
+                    await asyncio.gather(*(client.judge(item_request(1)) for _ in range(5)))
+                )
+
+        outcomes = asyncio.run(go())
+        assert len(server.log) == 1
+    assert all(o == outcomes[0] for o in outcomes)
+
+
+def worker(url: str, store: Path, out: Path, count: int) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "tests.judge.resume_worker",
+        url,
+        str(store),
+        str(out),
+        str(count),
+    ]
+    return subprocess.Popen(command, cwd=REPO)
+
+
+def test_killed_run_resumes_without_repeating_completed_calls(tmp_path: Path) -> None:
+    count = 60
+    with JudgeServer(Script(latency=0.05)) as server:
+        store_path, out = tmp_path / "resume.sqlite", tmp_path / "resumed.json"
+        proc = worker(server.base_url, store_path, out, count)
+        deadline = time.monotonic() + 30
+        while server.outcomes()["ok"] < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        assert not out.exists(), "killed before it finished"
+        first_run = len(server.log)
+
+        store = VerdictStore(store_path)
+        probe = JudgeClient(OpenAICompatible(server.base_url, "judge"))
+        completed = {i for i in range(count) if store.get(probe.key(item_request(i)))}
+        store.close()
+        assert 0 < len(completed) < count
+
+        resumed = worker(server.base_url, store_path, out, count)
+        assert resumed.wait(30) == 0
+        rerun_items = {
+            int(entry.body["messages"][-1]["content"].split()[0].removeprefix("item-"))
+            for entry in server.log[first_run:]
+        }
+        assert not rerun_items & completed, "a completed call was repeated"
+        assert rerun_items | completed == set(range(count))
+
+        baseline = worker(
+            server.base_url, tmp_path / "fresh.sqlite", tmp_path / "baseline.json", count
+        )
+        assert baseline.wait(30) == 0
+    assert json.loads(out.read_text()) == json.loads((tmp_path / "baseline.json").read_text())

@@ -1,0 +1,106 @@
+"""OpenTelemetry metrics: the spec's names, HTTP success and protocol validity counted apart."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import (
+    HistogramDataPoint,
+    InMemoryMetricReader,
+    NumberDataPoint,
+)
+
+from agentjudge.errors import UsageError
+from agentjudge.judge import JudgeClient
+from agentjudge.judge.providers import OpenAICompatible
+from agentjudge.judge.secrets import load_api_key, redact_url
+from agentjudge.judge.telemetry import METRIC_NAMES, configure_exporter
+from agentjudge.testing import JudgeServer, Script
+from tests.judge.resume_worker import item_request
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def collect(reader: InMemoryMetricReader) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    data = reader.get_metrics_data()
+    assert data is not None
+    out: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+    for resource in data.resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                for point in metric.data.data_points:
+                    attrs = tuple(sorted((k, str(v)) for k, v in (point.attributes or {}).items()))
+                    # counters carry a value, histograms a count of recordings
+                    if isinstance(point, HistogramDataPoint):
+                        out[(metric.name, attrs)] = point.count
+                    elif isinstance(point, NumberDataPoint):
+                        out[(metric.name, attrs)] = point.value
+    return out
+
+
+def test_metrics_count_success_and_protocol_errors_separately() -> None:
+    reader = InMemoryMetricReader()
+    meter = MeterProvider(metric_readers=[reader]).get_meter("test")
+    with JudgeServer(Script(malformed="bool_score")) as server:
+
+        async def go() -> None:
+            async with JudgeClient(
+                OpenAICompatible(server.base_url, "judge"), meter=meter
+            ) as client:
+                await client.judge(item_request(1))
+
+        asyncio.run(go())
+    values = collect(reader)
+    assert values[("atif.judge.call.count", ())] == 2
+    assert values[("atif.judge.call.success", ())] == 2
+    assert values[("atif.judge.protocol.errors", (("error.type", "score_not_number"),))] == 2
+    assert values[("atif.judge.call.latency", ())] == 2
+    assert values[("atif.judge.token.count", (("direction", "input"),))] > 0
+    assert {name for name, _ in values} <= set(METRIC_NAMES)
+
+
+def test_transport_errors_are_counted() -> None:
+    reader = InMemoryMetricReader()
+    meter = MeterProvider(metric_readers=[reader]).get_meter("test")
+    with JudgeServer(Script(fail_first=1, fail_first_fault="503", retry_after=0)) as server:
+
+        async def go() -> None:
+            client = JudgeClient(
+                OpenAICompatible(server.base_url, "judge"), meter=meter, initial_backoff=0.01
+            )
+            async with client:
+                await client.judge(item_request(1))
+
+        asyncio.run(go())
+    values = collect(reader)
+    assert values[("atif.judge.call.errors", (("error.type", "http_503"),))] == 1
+    assert values[("atif.judge.call.success", ())] == 1
+
+
+def test_no_exporter_unless_the_endpoint_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    assert configure_exporter() is False
+
+
+def test_api_key_from_file_or_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTJUDGE_JUDGE_API_KEY", "sk-env")
+    assert load_api_key() == "sk-env"
+    secret = tmp_path / "key"
+    secret.write_text("sk-file\n")
+    assert load_api_key(secret) == "sk-file"
+    with pytest.raises(UsageError) as caught:
+        load_api_key(tmp_path / "missing")
+    assert "cannot read the judge API key file" in str(caught.value)
+    secret.write_text("\n")
+    with pytest.raises(UsageError, match="is empty"):
+        load_api_key(secret)
+    monkeypatch.delenv("AGENTJUDGE_JUDGE_API_KEY")
+    assert load_api_key() is None
+
+
+def test_credentials_in_urls_are_masked() -> None:
+    assert redact_url("https://user:pw@judge.example/v1") == "https://***@judge.example/v1"
+    assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
