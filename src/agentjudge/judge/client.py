@@ -7,18 +7,17 @@ pool) serves every call; tests inject their own (`httpx.MockTransport`).
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from dataclasses import dataclass, field
 
 import httpx
-from httpx_aiohttp import AiohttpTransport
 from opentelemetry.metrics import Meter
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception_type,
     stop_after_attempt,
-    wait_random_exponential,
 )
 
 from agentjudge.errors import JudgeError, ProtocolError
@@ -27,6 +26,7 @@ from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.telemetry import JudgeMetrics
+from agentjudge.judge.transport import AiohttpTransport
 from agentjudge.judge.verdict import Verdict, parse_verdict
 
 MAX_BODY_BYTES = 64 * 1024
@@ -84,22 +84,18 @@ class JudgeClient:
 
     def __post_init__(self) -> None:
         self._limit = AdaptiveLimit(self.concurrency)
-        limits = httpx.Limits(
-            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
-        )
         # The transport is the one connection pool. aiohttp's keeps per-call cost flat as
         # concurrency grows (httpcore's pool scans every connection on every request).
         # httpx.AsyncClient's redirects, cookies and auth are not needed, so requests go
         # straight to the transport, each under one hard deadline.
         self._transport = (
-            self.transport or self.provider.transport() or AiohttpTransport(limits=limits)
+            self.transport
+            or self.provider.transport()
+            or AiohttpTransport(self.concurrency, MAX_BODY_BYTES)
         )
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._metrics = JudgeMetrics(self.meter)
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
-        self._backoff = wait_random_exponential(
-            multiplier=self.initial_backoff, max=self.max_backoff
-        )
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -161,29 +157,40 @@ class JudgeClient:
         return JudgeOutcome(None, kind)
 
     async def _send(self, request: JudgeRequest) -> Answer:
+        try:
+            # most calls succeed at once: only a failed call pays for the retry machinery
+            return await self._attempt(request)
+        except _Retryable as exc:
+            first = exc
+        if self.max_attempts < 2:
+            raise JudgeError(first.kind)
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.max_attempts),
+            stop=stop_after_attempt(self.max_attempts - 1),
             wait=self._wait,
             retry=retry_if_exception_type(_Retryable),
             reraise=True,
         )
-        tries = 0
+        await asyncio.sleep(self._delay(1, first))
         try:
             async for attempt in retrying:
                 with attempt:
-                    tries += 1
-                    if tries > 1:
-                        self.stats.retries += 1
+                    self.stats.retries += 1
                     return await self._attempt(request)
         except _Retryable as exc:
             raise JudgeError(exc.kind) from None
         raise AssertionError("unreachable: tenacity returns or raises")
 
     def _wait(self, state: RetryCallState) -> float:
-        backoff = self._backoff(state)
         exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, _Retryable) and exc.retry_after is not None:
-            return max(exc.retry_after, backoff * 0.1)
+        assert isinstance(exc, _Retryable)
+        return self._delay(state.attempt_number + 1, exc)
+
+    def _delay(self, failures: int, exc: _Retryable) -> float:
+        """Exponential backoff with full jitter after `failures` failures; a server's
+        Retry-After is honoured (with a little jitter so retries do not arrive together)."""
+        backoff = random.uniform(0, min(self.max_backoff, self.initial_backoff * 2**failures))
+        if exc.retry_after is not None:
+            return exc.retry_after + backoff * 0.1
         return backoff
 
     async def _attempt(self, request: JudgeRequest) -> Answer:

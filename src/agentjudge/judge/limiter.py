@@ -19,7 +19,7 @@ class AdaptiveLimit:
     job with 100,000 queued calls costs O(1) per release, not O(waiters).
     """
 
-    def __init__(self, maximum: int, decrease: float = 0.75, cooldown: float = 0.05) -> None:
+    def __init__(self, maximum: int, decrease: float = 0.9, cooldown: float = 0.05) -> None:
         self.maximum = maximum
         self.limit = float(maximum)
         self.in_flight = 0

@@ -1,0 +1,85 @@
+"""The default transport: httpx's transport interface over an aiohttp connection pool.
+
+aiohttp's pool costs the same per request at any concurrency (httpcore 1.0's scans every
+connection for every queued request). The transport reads at most `max_body_bytes` + 1
+bytes of a body, so an oversized answer is never read whole; the client's deadline
+(asyncio.timeout) bounds every request, so no aiohttp timeout is set here.
+"""
+
+from __future__ import annotations
+
+import aiohttp
+import httpx
+import yarl
+
+# aiohttp computes these itself
+_OWN = frozenset({"host", "content-length"})
+
+
+class AiohttpTransport(httpx.AsyncBaseTransport):
+    """One aiohttp session (one pool) behind httpx's `handle_async_request`."""
+
+    def __init__(self, max_connections: int, max_body_bytes: int) -> None:
+        self._max_connections = max_connections
+        self._max_body_bytes = max_body_bytes
+        self._session: aiohttp.ClientSession | None = None
+        self._urls: dict[str, yarl.URL] = {}
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        # created lazily: a session belongs to the event loop that first uses it
+        if self._session is None:
+            connector = aiohttp.TCPConnector(limit=self._max_connections)
+            timeout = aiohttp.ClientTimeout(total=None)
+            self._session = aiohttp.ClientSession(connector=connector, timeout=timeout)
+        return self._session
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        session = self._get_session()
+        try:
+            async with session.request(
+                request.method,
+                self._url(request.url),
+                data=request.content,
+                headers=[(k, v) for k, v in request.headers.multi_items() if k not in _OWN],
+                allow_redirects=False,
+                auto_decompress=True,
+            ) as response:
+                body = await self._read(response)
+                retry_after = response.headers.get("retry-after")
+                return httpx.Response(
+                    response.status,
+                    # the client reads no other header; copying them all costs per call
+                    headers={"retry-after": retry_after} if retry_after is not None else None,
+                    content=body,
+                    request=request,
+                )
+        except aiohttp.ServerTimeoutError as exc:
+            raise httpx.ReadTimeout("read timed out", request=request) from exc
+        except aiohttp.ClientConnectorError as exc:
+            raise httpx.ConnectError("cannot connect", request=request) from exc
+        except (aiohttp.ClientError, ConnectionError) as exc:
+            raise httpx.ReadError("connection failed", request=request) from exc
+
+    def _url(self, url: httpx.URL) -> yarl.URL:
+        # parsing the same few judge URLs once each, not once per call
+        text = str(url)
+        parsed = self._urls.get(text)
+        if parsed is None:
+            parsed = self._urls[text] = yarl.URL(text)
+        return parsed
+
+    async def _read(self, response: aiohttp.ClientResponse) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while size <= self._max_body_bytes:
+            chunk = await response.content.readany()
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
