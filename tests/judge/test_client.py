@@ -175,3 +175,24 @@ def test_request_key_depends_on_everything_that_decides_the_answer() -> None:
     assert base.key("p", "m") != base.key("p", "m2")
     assert base.key("p", "m") != request("y").key("p", "m")
     assert base.key("p", "m") != JudgeRequest(base.messages, "test-v2").key("p", "m")
+
+
+def test_json_mode_is_dropped_when_the_server_refuses_it() -> None:
+    def no_json_mode(req: httpx.Request) -> httpx.Response:
+        if "response_format" in json.loads(req.content):
+            return httpx.Response(400, json={"error": "response_format not supported"})
+        return httpx.Response(200, json={"choices": [{"message": {"content": '{"score": 0.4}'}}]})
+
+    provider = OpenAICompatible("http://judge.invalid/v1", "m")
+
+    async def go() -> tuple[JudgeOutcome, int]:
+        async with JudgeClient(provider, transport=httpx.MockTransport(no_json_mode)) as client:
+            first = await client.judge(request("x"))
+            await client.judge(request("y"))
+            return first, client.stats.calls
+
+    outcome, calls = asyncio.run(go())
+    assert outcome.verdict is not None
+    assert outcome.verdict.score == 0.4
+    assert provider.json_mode is False
+    assert calls == 3  # one refusal, then every request without response_format

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,6 +86,22 @@ def test_transport_errors_are_counted() -> None:
 def test_no_exporter_unless_the_endpoint_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
     assert configure_exporter() is False
+
+
+def test_otlp_exporter_when_the_endpoint_is_set() -> None:
+    # a subprocess: configuring the exporter sets the process-wide meter provider
+    code = (
+        "from agentjudge.judge.telemetry import configure_exporter;"
+        "from opentelemetry import metrics;"
+        "assert configure_exporter() is True;"
+        "print(type(metrics.get_meter_provider()).__name__)"
+    )
+    env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "MeterProvider"
 
 
 def test_api_key_from_file_or_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -231,6 +231,8 @@ class JudgeClient:
             self._count_error(f"http_{status}")
             decision = self.provider.should_retry(status)
             if decision == "no":
+                if self.provider.fallback(status):
+                    raise _Retryable(f"http_{status}", retry_after=0.0)
                 raise JudgeError(f"http_{status}")
             raise _Retryable(f"http_{status}", _retry_after(response.headers.get("retry-after")))
         self.stats.successes += 1

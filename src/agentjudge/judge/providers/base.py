@@ -35,4 +35,9 @@ class Provider(Protocol):
 
     def should_retry(self, status: int) -> RetryDecision: ...
 
+    def fallback(self, status: int) -> bool:
+        """Adapt to a server that refused a request (e.g. without JSON mode); True when the
+        same call may now succeed."""
+        ...
+
     def transport(self) -> httpx.AsyncBaseTransport | None: ...

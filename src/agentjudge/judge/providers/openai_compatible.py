@@ -83,6 +83,14 @@ class OpenAICompatible:
             return "transient"
         return "no"
 
+    def fallback(self, status: int) -> bool:
+        # Servers without JSON mode answer 400 to `response_format`: ask again without it
+        # (verdicts are still parsed strictly).
+        if status == 400 and self.json_mode:
+            self.json_mode = False
+            return True
+        return False
+
     def transport(self) -> httpx.AsyncBaseTransport | None:
         return None
 
