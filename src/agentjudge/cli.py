@@ -9,22 +9,36 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge import __version__
 from agentjudge.atif import Limits, load_trees
 from agentjudge.errors import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
+    EXIT_JOB_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     AgentJudgeError,
     InputError,
+    UsageError,
 )
+from agentjudge.judge import JudgeClient
+from agentjudge.judge.providers import FAKE_NOTICE, build_provider
+from agentjudge.judge.secrets import API_KEY_ENV, load_api_key
+from agentjudge.judge.store import VerdictStore, default_store_path
+from agentjudge.judge.telemetry import configure_exporter
+from agentjudge.report.results import results_document, summary_table, write_atomic
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
+from agentjudge.scoring.config import ScoreConfig, load_config
+from agentjudge.scoring.criteria import resolve_criteria
+from agentjudge.scoring.job import JobResult, ScoringJob
 
 app = typer.Typer(
     name="agentjudge",
@@ -106,6 +120,143 @@ def validate(
     return EXIT_OK if summary.invalid == 0 else EXIT_INVALID
 
 
+def _opt(flag: str, help: str) -> Any:
+    return typer.Option(flag, help=help, show_default=False)
+
+
+@app.command()
+def score(
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(help="ATIF files or folders (or trajectory_path in --config)."),
+    ] = None,
+    config_file: Annotated[
+        Path | None, _opt("--config", "YAML file of parameters; flags override it.")
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="Results JSON path [agentjudge-results.json]."),
+    ] = None,
+    scoring_mode: Annotated[
+        str | None, _opt("--scoring-mode", "default | custom | reference [default].")
+    ] = None,
+    rubric: Annotated[str | None, _opt("--rubric", "Custom rubric file (YAML or JSON).")] = None,
+    reference_registry: Annotated[
+        str | None, _opt("--reference-registry", "Registry of rubrics with reference answers.")
+    ] = None,
+    reference_rubric: Annotated[
+        str | None, _opt("--reference-rubric", "Rubric name in the registry [default].")
+    ] = None,
+    scored_frames: Annotated[str | None, _opt("--scored-frames", "all | agent [all].")] = None,
+    context_steps: Annotated[
+        int | None, _opt("--context-steps", "Earlier steps per context block [6].")
+    ] = None,
+    subagent_aggregation: Annotated[
+        str | None, _opt("--subagent-aggregation", "flat | hierarchical | separate [flat].")
+    ] = None,
+    failure_threshold: Annotated[
+        float | None, _opt("--failure-threshold", "Steps below it are categorized [0.5].")
+    ] = None,
+    completion_threshold: Annotated[
+        float | None, _opt("--completion-threshold", "Nodes at or above it pass [0.5].")
+    ] = None,
+    max_subagent_depth: Annotated[
+        int | None, _opt("--max-subagent-depth", "Deeper nodes are unscored [3].")
+    ] = None,
+    partial_result_policy: Annotated[
+        str | None,
+        _opt("--partial-result-policy", "fail_fast | skip_failed_trajectory [fail_fast]."),
+    ] = None,
+    concurrency_limit: Annotated[
+        int | None, _opt("--concurrency-limit", "Judge calls in flight [16].")
+    ] = None,
+    judge_timeout_seconds: Annotated[
+        float | None, _opt("--judge-timeout-seconds", "Per call [30].")
+    ] = None,
+    judge_max_attempts: Annotated[
+        int | None, _opt("--judge-max-attempts", "Attempts per call [3].")
+    ] = None,
+    judge_initial_backoff_seconds: Annotated[
+        float | None, _opt("--judge-initial-backoff-seconds", "[0.5].")
+    ] = None,
+    max_judge_requests: Annotated[
+        int | None, _opt("--max-judge-requests", "Job-wide cap on judge HTTP calls.")
+    ] = None,
+    max_file_bytes: Annotated[
+        int | None, _opt("--max-file-bytes", "Largest trajectory file [10 MiB].")
+    ] = None,
+    max_trajectory_files: Annotated[int | None, _opt("--max-trajectory-files", "[10000].")] = None,
+    max_steps_per_trajectory: Annotated[
+        int | None, _opt("--max-steps-per-trajectory", "[500].")
+    ] = None,
+    max_total_steps: Annotated[int | None, _opt("--max-total-steps", "[10000].")] = None,
+    fail_under: Annotated[
+        float | None, _opt("--fail-under", "Exit 1 when atif_overall_score is below it.")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
+    ] = False,
+    cache_path: Annotated[
+        str | None, _opt("--cache", "Verdict store path [~/.cache/agentjudge/verdicts.sqlite].")
+    ] = None,
+    judge: Annotated[
+        str | None, _opt("--judge", "openai-compatible | fake | local [openai-compatible].")
+    ] = None,
+    judge_url: Annotated[
+        str | None, _opt("--judge-url", "Base URL of an OpenAI-compatible judge (…/v1).")
+    ] = None,
+    judge_model: Annotated[str | None, _opt("--judge-model", "Judge model name.")] = None,
+    judge_api_key_file: Annotated[
+        str | None, _opt("--judge-api-key-file", f"File holding the key [else ${API_KEY_ENV}].")
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")
+    ] = False,
+) -> int:
+    """Score ATIF trajectories step by step with an LLM judge, over their subagent trees.
+
+    Exit 0: succeeded and complete; 1: succeeded but incomplete or below --fail-under;
+    2: the job failed; 3: usage or configuration error.
+    """
+    overrides: dict[str, Any] = {
+        "trajectory_path": paths or None,
+        "output": output,
+        "scoring_mode": scoring_mode,
+        "rubric": rubric,
+        "reference_registry_path": reference_registry,
+        "reference_rubric": reference_rubric,
+        "scored_frames": scored_frames,
+        "context_steps": context_steps,
+        "subagent_aggregation": subagent_aggregation,
+        "failure_threshold": failure_threshold,
+        "completion_threshold": completion_threshold,
+        "max_subagent_depth": max_subagent_depth,
+        "partial_result_policy": partial_result_policy,
+        "concurrency_limit": concurrency_limit,
+        "judge_timeout_seconds": judge_timeout_seconds,
+        "judge_max_attempts": judge_max_attempts,
+        "judge_initial_backoff_seconds": judge_initial_backoff_seconds,
+        "max_judge_requests": max_judge_requests,
+        "max_file_bytes": max_file_bytes,
+        "max_trajectory_files": max_trajectory_files,
+        "max_steps_per_trajectory": max_steps_per_trajectory,
+        "max_total_steps": max_total_steps,
+        "fail_under": fail_under,
+        "cache": False if no_cache else None,
+        "cache_path": cache_path,
+        "judge": judge,
+        "judge_url": judge_url,
+        "judge_model": judge_model,
+        "judge_api_key_file": judge_api_key_file,
+    }
+    config = load_config(config_file, overrides)
+    if not config.trajectory_path:
+        raise UsageError(
+            "no input: name trajectory files or folders (or trajectory_path in --config)"
+        )
+    return run_score(config, quiet=quiet or not sys.stderr.isatty())
+
+
 @app.command("judge-server")
 def judge_server(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8000,
@@ -126,6 +277,65 @@ def judge_server(
 
     asyncio.run(serve())
     return EXIT_OK
+
+
+def run_score(config: ScoreConfig, quiet: bool) -> int:
+    """Resolve criteria and judge, run the job, write the results; return the exit code."""
+    started = datetime.now(UTC)
+    criteria = resolve_criteria(
+        config.scoring_mode, config.rubric, config.reference_registry_path, config.reference_rubric
+    )
+    api_key = (
+        load_api_key(config.judge_api_key_file) if config.judge == "openai-compatible" else None
+    )
+    provider = build_provider(config.judge, config.judge_url, config.judge_model, api_key)
+    notice = None if provider.quality_signal else FAKE_NOTICE
+    store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
+    configure_exporter()
+    client = JudgeClient(
+        provider,
+        concurrency=config.concurrency_limit,
+        timeout=config.judge_timeout_seconds,
+        max_attempts=config.judge_max_attempts,
+        initial_backoff=config.judge_initial_backoff_seconds,
+        max_requests=config.max_judge_requests,
+        store=store,
+    )
+    console = Console(stderr=True, soft_wrap=True)
+    if notice:
+        console.print(f"[yellow]note:[/yellow] {notice}")
+    job = ScoringJob(config, criteria, client)
+    roots = job.load()
+    with Progress(
+        TextColumn("scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("steps"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("steps", total=job.steps_to_judge(roots))
+        job.on_step = lambda n: progress.advance(task, n)
+
+        async def go() -> JobResult:
+            async with client:
+                return await job.run(roots)
+
+        result = asyncio.run(go())
+    judge_name = f"{provider.name}/{provider.model}"
+    document = results_document(result, config, criteria, judge_name, notice, client.stats, started)
+    write_atomic(Path(config.output), document)
+    if store is not None:
+        store.close()
+    if not quiet:
+        summary_table(document, Console())
+    if result.failed:
+        return EXIT_JOB_FAILED
+    overall = document["overall_score"]
+    below = config.fail_under is not None and (overall is None or overall < config.fail_under)
+    return EXIT_OK if result.complete and not below else EXIT_INVALID
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.telemetry import JudgeMetrics
 from agentjudge.judge.transport import AiohttpTransport
-from agentjudge.judge.verdict import Verdict, parse_verdict
+from agentjudge.judge.verdict import Verdict
 
 MAX_BODY_BYTES = 64 * 1024
 PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
@@ -57,6 +57,7 @@ class JudgeOutcome:
     input_tokens: int = 0
     output_tokens: int = 0
     cached: bool = False
+    protocol: bool = False  # the error was an unusable answer (not a failed call)
 
 
 class _Retryable(Exception):
@@ -145,7 +146,7 @@ class JudgeClient:
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
                 answer = await self._send(request)
-                verdict = parse_verdict(answer.content)
+                verdict = request.parse(answer.content)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
                 self._metrics.protocol_errors.add(1, {"error.type": exc.kind})
@@ -154,7 +155,7 @@ class JudgeClient:
             except JudgeError as exc:
                 return JudgeOutcome(None, exc.kind)
             return JudgeOutcome(verdict, None, answer.input_tokens, answer.output_tokens)
-        return JudgeOutcome(None, kind)
+        return JudgeOutcome(None, kind, protocol=True)
 
     async def _send(self, request: JudgeRequest) -> Answer:
         try:
@@ -225,7 +226,7 @@ class JudgeClient:
         finally:
             elapsed = time.perf_counter() - started
             self.stats.latency_seconds += elapsed
-            self._metrics.latency.record(elapsed)
+            self._metrics.latency.record(elapsed * 1000)
             self._limit.release(outcome)
         if outcome != "ok":
             self._count_error(f"http_{status}")

@@ -7,7 +7,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentjudge.judge.verdict import (
+    Verdict,
+    parse_category,
+    parse_criteria_verdict,
+    parse_verdict,
+)
+
 Role = Literal["system", "user", "assistant"]
+AnswerKind = Literal["score", "category"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +33,17 @@ class JudgeRequest:
     response_schema: dict[str, Any] | None = None
     temperature: float = 0.0
     max_tokens: int = 512
+    answer: AnswerKind = "score"
+    criteria: tuple[str, ...] = ()
     tag: str = field(default="", compare=False)
+
+    def parse(self, content: str) -> Verdict:
+        """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
+        if self.answer == "category":
+            return parse_category(content)
+        if self.criteria:
+            return parse_criteria_verdict(content, self.criteria)
+        return parse_verdict(content)
 
     def key(self, provider: str, model: str) -> str:
         """sha256 of everything that decides the answer: same key, same verdict."""
@@ -38,6 +56,8 @@ class JudgeRequest:
                 "schema": self.response_schema,
                 "temperature": self.temperature,
                 "max_tokens": self.max_tokens,
+                "answer": self.answer,
+                "criteria": self.criteria,
             },
             sort_keys=True,
             separators=(",", ":"),

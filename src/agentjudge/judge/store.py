@@ -34,6 +34,7 @@ class StoredVerdict(BaseModel):
     score: float
     reasoning: str
     fields: dict[str, Any]
+    scores: dict[str, float] = {}
     input_tokens: int
     output_tokens: int
 
@@ -65,7 +66,7 @@ class VerdictStore:
         if row is None:
             return None
         record = StoredVerdict.model_validate_json(row[0])
-        verdict = Verdict(record.score, record.reasoning, record.fields)
+        verdict = Verdict(record.score, record.reasoning, record.fields, record.scores)
         return verdict, record.input_tokens, record.output_tokens
 
     def put(self, key: str, verdict: Verdict, input_tokens: int, output_tokens: int) -> None:
@@ -73,6 +74,7 @@ class VerdictStore:
             score=verdict.score,
             reasoning=verdict.reasoning,
             fields=verdict.fields,
+            scores=verdict.scores,
             input_tokens=input_tokens,
             output_tokens=output_tokens,
         )

@@ -30,7 +30,7 @@ class JudgeMetrics:
     def __init__(self, meter: Meter | None = None) -> None:
         meter = meter or metrics.get_meter("agentjudge")
         self.latency = meter.create_histogram(
-            "atif.judge.call.latency", unit="s", description="Per-request judge latency"
+            "atif.judge.call.latency", unit="ms", description="Per-request judge latency"
         )
         self.calls = meter.create_counter("atif.judge.call.count", description="Judge requests")
         self.successes = meter.create_counter(

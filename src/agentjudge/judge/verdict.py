@@ -1,4 +1,10 @@
-"""Strict parsing of a judge's answer: a JSON object with a finite score in [0, 1]."""
+"""Strict parsing of a judge's answer. Nothing but a finite number in [0, 1] is a score.
+
+Three answer shapes, chosen by the request (`JudgeRequest.answer` / `.criteria`):
+- `score`: `{"reasoning": ..., "score": x}`;
+- criteria: `{"reasoning": ..., "scores": {name: x, ...}}`, exactly the rubric's names;
+- `category`: `{"category": c, "confidence": x, "rationale": ...}`, c in the taxonomy.
+"""
 
 from __future__ import annotations
 
@@ -10,23 +16,62 @@ from typing import Any
 from agentjudge.errors import ProtocolError
 
 MAX_RATIONALE_CHARS = 2000
+CATEGORIES = (
+    "tool_selection_failure",
+    "context_loss",
+    "policy_boundary_violation",
+    "reasoning_failure",
+    "none",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A usable answer: the score, the judge's reasoning (cut), and the other fields it gave."""
+    """A usable answer: a score (for a category answer, the confidence), per-criterion
+    scores when asked for, the judge's reasoning (cut), and the other fields it gave."""
 
     score: float
     reasoning: str = ""
     fields: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
 
 
 def parse_verdict(content: str) -> Verdict:
-    """Parse `content`; raise `ProtocolError` (a fixed kind, no raw text) if it is unusable.
+    """A `{"score": x}` answer; raise `ProtocolError` (a fixed kind, no raw text) otherwise.
 
     A bool is not a number, NaN and infinities are not scores, and a score outside [0, 1]
     is an error, never clamped: a protocol failure must not become a score.
     """
+    data = _object(content)
+    score = _unit(data.get("score"), "score")
+    return Verdict(score, _text(data.get("reasoning")), _rest(data, "score", "reasoning"))
+
+
+def parse_criteria_verdict(content: str, criteria: tuple[str, ...]) -> Verdict:
+    """A `{"scores": {...}}` answer with exactly `criteria`; `score` is their plain mean."""
+    data = _object(content)
+    scores = data.get("scores")
+    if not isinstance(scores, dict):
+        raise ProtocolError("scores_missing")
+    if set(scores) != set(criteria):
+        raise ProtocolError("scores_mismatch")
+    parsed = {name: _unit(scores[name], "score") for name in criteria}
+    mean = sum(parsed.values()) / len(parsed)
+    return Verdict(mean, _text(data.get("reasoning")), _rest(data, "scores", "reasoning"), parsed)
+
+
+def parse_category(content: str) -> Verdict:
+    """A failure category from the fixed taxonomy with a confidence in [0, 1]."""
+    data = _object(content)
+    category = data.get("category")
+    if category not in CATEGORIES:
+        raise ProtocolError("category_invalid")
+    confidence = _unit(data.get("confidence"), "confidence")
+    rationale = data.get("rationale", data.get("reasoning"))
+    return Verdict(confidence, _text(rationale), {"category": category})
+
+
+def _object(content: str) -> dict[str, Any]:
     text = _strip_fence(content.strip())
     if not text:
         raise ProtocolError("empty_answer")
@@ -36,17 +81,25 @@ def parse_verdict(content: str) -> Verdict:
         raise ProtocolError("answer_not_json") from None
     if not isinstance(data, dict):
         raise ProtocolError("answer_not_object")
-    score = data.get("score")
-    if score is None:
-        raise ProtocolError("score_missing")
-    if isinstance(score, bool) or not isinstance(score, int | float):
-        raise ProtocolError("score_not_number")
-    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
-        raise ProtocolError("score_out_of_range")
-    reasoning = data.get("reasoning", "")
-    reasoning = reasoning if isinstance(reasoning, str) else ""
-    rest = {k: v for k, v in data.items() if k not in ("score", "reasoning")}
-    return Verdict(float(score), reasoning[:MAX_RATIONALE_CHARS], rest)
+    return data
+
+
+def _unit(value: Any, name: str) -> float:
+    if value is None:
+        raise ProtocolError(f"{name}_missing")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ProtocolError(f"{name}_not_number")
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ProtocolError(f"{name}_out_of_range")
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    return value[:MAX_RATIONALE_CHARS] if isinstance(value, str) else ""
+
+
+def _rest(data: dict[str, Any], *known: str) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in known}
 
 
 def _strip_fence(text: str) -> str:

@@ -5,7 +5,9 @@ told to be slow, to be full (429 with Retry-After beyond a concurrency capacity)
 (429/500/503, dropped connections, hangs) and to answer badly (non-JSON, no score, a score
 out of range or a bool, an empty 200, a body over 64 KiB). Answers are deterministic: a
 marker `[[score=0.25]]` or `[[category=context_loss]]` in the last message decides the
-verdict, otherwise a hash of the message does, so tests know the right answer.
+verdict (the last marker counts: a step comes after its context), otherwise a hash of the
+message does, so tests know the right answer. `[[fault=503]]` (or 429, 500, drop, hang)
+fails every request carrying it; `[[category_fault=...]]` only categorization requests.
 
 Faults are deterministic too: the n-th arrival of the same request body fails when a hash
 of (body, n) falls under the fault's rate, so a retried request eventually gets through,
@@ -31,6 +33,7 @@ Malformed = Literal["non_json", "no_score", "out_of_range", "bool_score", "empty
 
 SCORE_MARKER = re.compile(r"\[\[score=([0-9.]+)\]\]")
 CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
+FAULT_MARKER = re.compile(r"\[\[(category_)?fault=(429|500|503|drop|hang)\]\]")
 MODEL = "agentjudge-test-judge"
 
 
@@ -136,7 +139,7 @@ class JudgeServer:
             self._record(digest, arrival, "429_capacity", body)
             return _error(429, "server at capacity", retry_after=script.retry_after)
         try:
-            fault = _fault_for(script, digest, arrival)
+            fault = _marked_fault(body) or _fault_for(script, digest, arrival)
             if fault is not None:
                 return await self._fail(request, fault, digest, arrival, body)
             if script.latency:
@@ -168,6 +171,22 @@ class JudgeServer:
             self.log.append(LoggedRequest(digest, arrival, outcome, body))
 
 
+def _marked_fault(body: dict[str, Any]) -> Fault | None:
+    """`[[fault=503]]` in the last message fails every such request; `[[category_fault=503]]`
+    only categorization requests (their system message asks for a category)."""
+    marker = FAULT_MARKER.search(_last_text(body))
+    if marker is None:
+        return None
+    if marker.group(1) and not _is_category_request(body):
+        return None
+    return marker.group(2)  # type: ignore[return-value]
+
+
+def _is_category_request(body: dict[str, Any]) -> bool:
+    messages = body.get("messages") or [{}]
+    return '"category"' in str(messages[0].get("content", ""))
+
+
 def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
     if arrival <= script.fail_first:
         return script.fail_first_fault
@@ -185,10 +204,11 @@ def _last_text(body: dict[str, Any]) -> str:
 
 
 def expected_score(text: str) -> float:
-    """The score the server gives a request whose last message is `text`."""
-    marker = SCORE_MARKER.search(text)
-    if marker:
-        return float(marker.group(1))
+    """The score the server gives a request whose last message is `text`: its last
+    `[[score=X]]` marker (the step comes after its context), else a hash."""
+    markers = SCORE_MARKER.findall(text)
+    if markers:
+        return float(markers[-1])
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 1001 / 1000
 
 
@@ -207,9 +227,9 @@ def _answer(body: dict[str, Any], malformed: Malformed | None) -> tuple[str, str
     if malformed == "empty":
         return "", "empty"
     verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": expected_score(text)}
-    category = CATEGORY_MARKER.search(text)
-    if category:
-        verdict.update(category=category.group(1), confidence=0.9)
+    categories = CATEGORY_MARKER.findall(text)
+    if categories:
+        verdict.update(category=categories[-1], confidence=0.9, rationale="scripted category")
     return json.dumps(verdict), "ok"
 
 

@@ -12,6 +12,7 @@ import json
 import httpx
 
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+from agentjudge.judge.verdict import CATEGORIES
 
 FAKE_NOTICE = "the fake judge gives deterministic scores from a hash: not a quality signal"
 
@@ -33,8 +34,8 @@ def _answer(request: httpx.Request) -> httpx.Response:
     verdict = {
         "reasoning": "fake judge: score derived from a hash of the request",
         "score": round(digest[0] / 255, 3),
-        "category": "none",
-        "confidence": 0.0,
+        "category": CATEGORIES[digest[1] % len(CATEGORIES)],
+        "confidence": round(digest[2] / 255, 3),
     }
     content = json.dumps(verdict)
     usage = {"prompt_tokens": len(request.content) // 4, "completion_tokens": len(content) // 4}

@@ -1,0 +1,196 @@
+"""The results of a scoring job: one JSON document (written atomically) and a summary table.
+
+Nothing here holds a raw judge response or exception text: steps carry fixed error kinds,
+rationales are cut to 2,000 characters, and the judge is named by provider/model only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agentjudge import __version__
+from agentjudge.atif import Node
+from agentjudge.judge import ClientStats
+from agentjudge.scoring.aggregate import NodeAggregate
+from agentjudge.scoring.config import ScoreConfig
+from agentjudge.scoring.criteria import Criteria
+from agentjudge.scoring.job import JobResult
+from agentjudge.scoring.prompts import PROMPT_VERSION
+
+RESULTS_SCHEMA = "agentjudge.score/v1"
+
+
+def results_document(
+    result: JobResult,
+    config: ScoreConfig,
+    criteria: Criteria,
+    judge: str,
+    judge_notice: str | None,
+    stats: ClientStats,
+    started: datetime,
+) -> dict[str, Any]:
+    """The results JSON: metrics, run parameters and metadata, provenance, and details."""
+    metrics = result.metrics
+    overall = metrics.overall_score if metrics else None
+    return {
+        "schema": RESULTS_SCHEMA,
+        "status": "failed" if result.failed else "succeeded",
+        "error": {"type": result.failed} if result.failed else None,
+        "overall_score": overall,
+        "num_examples_evaluated": metrics.trajectory_count if metrics else 0,
+        "metrics": {
+            "atif_overall_score": overall,
+            "atif_trajectory_count": metrics.trajectory_count if metrics else 0,
+            "atif_failure_categorization_rate": metrics.categorization_rate if metrics else None,
+        },
+        "run_parameters": run_parameters(config, judge),
+        "run_metadata": {
+            "atif_complete": result.complete,
+            "judge_notice": judge_notice,
+            "tool": "agentjudge",
+            "tool_version": __version__,
+            "started_at": started.isoformat(),
+            "finished_at": datetime.now(UTC).isoformat(),
+        },
+        "judge": {
+            "calls": stats.calls,
+            "successes": stats.successes,
+            "errors": stats.errors,
+            "protocol_errors": stats.protocol_errors,
+            "retries": stats.retries,
+            "cache_hits": stats.cache_hits,
+            "input_tokens": stats.input_tokens,
+            "output_tokens": stats.output_tokens,
+            "steps_judged": result.step_requests,
+            "input_tokens_per_step": (
+                round(result.step_input_tokens / result.step_requests, 1)
+                if result.step_requests
+                else None
+            ),
+            "shared_prefix_fraction": (
+                round(result.prefix_chars / result.prompt_chars, 4) if result.prompt_chars else None
+            ),
+        },
+        "criteria": {
+            "mode": criteria.mode,
+            "rubric": criteria.rubric.model_dump(mode="json"),
+            "references": sorted(criteria.references),
+        },
+        "trajectories": [_tree(tree.root, tree.aggregates, tree.steps) for tree in result.trees],
+    }
+
+
+def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
+    """The parameters that decide the numbers (MLflow params, eval-hub, the results)."""
+    return {
+        "atif_judge": judge,
+        "atif_prompt_version": PROMPT_VERSION,
+        "atif_scored_frames": config.scored_frames,
+        "scoring_mode": config.scoring_mode,
+        "subagent_aggregation": config.subagent_aggregation,
+        "failure_threshold": config.failure_threshold,
+        "completion_threshold": config.completion_threshold,
+        "max_subagent_depth": config.max_subagent_depth,
+        "partial_result_policy": config.partial_result_policy,
+        "context_steps": config.context_steps,
+    }
+
+
+def _tree(
+    root: Node, aggregates: list[NodeAggregate], steps: dict[str, list[Any]]
+) -> dict[str, Any]:
+    nodes = {node.id: node for node in root.walk()}
+    return {
+        "root": root.id,
+        "nodes": [_node(nodes[a.id], a, steps.get(a.id, [])) for a in aggregates],
+    }
+
+
+def _node(node: Node, agg: NodeAggregate, steps: list[Any]) -> dict[str, Any]:
+    return {
+        "id": node.id,
+        "kind": node.kind,
+        "file": node.file,
+        "input_sha256": node.sha256 or None,
+        "trajectory_id": node.trajectory_id,
+        "session_id": node.session_id,
+        "agent": {"name": node.agent_name, "version": node.agent_version, "model": node.model_name},
+        "schema_version": node.schema_version,
+        "depth": node.depth,
+        "parent_id": node.parent_id,
+        "parent_step_id": node.parent_step_id,
+        "status": agg.status,
+        "reason": agg.reason,
+        "complete": agg.complete,
+        "own_score": agg.own_score,
+        "aggregate": agg.aggregate,
+        "passed": agg.passed,
+        "step_count": agg.own_steps,
+        "subtree_step_count": agg.subtree_steps,
+        "failure_candidates": agg.failure_candidates,
+        "omitted": [
+            {
+                "ref_path": o.ref_path,
+                "parent_step_id": o.parent_step_id,
+                "target": o.target,
+                "reason": o.reason,
+            }
+            for o in node.omitted
+        ],
+        "problems": [p.as_dict() for p in node.problems],
+        "steps": [_step(s) for s in steps],
+    }
+
+
+def _step(step: Any) -> dict[str, Any]:
+    data = asdict(step)
+    data["tool_names"] = list(step.tool_names)
+    return data
+
+
+def write_atomic(path: Path, document: dict[str, Any]) -> None:
+    """Write to a temporary file beside `path`, then rename: never a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(document, out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def summary_table(document: dict[str, Any], console: Console) -> None:
+    """The end-of-run table: metrics, completeness and the judge's work."""
+    table = Table(title="agentjudge score", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    metrics = document["metrics"]
+    score = metrics["atif_overall_score"]
+    rate = metrics["atif_failure_categorization_rate"]
+    table.add_row(
+        "status",
+        document["status"] + (f" ({document['error']['type']})" if document["error"] else ""),
+    )
+    table.add_row("atif_overall_score", "-" if score is None else f"{score:.4f}")
+    table.add_row("atif_trajectory_count", str(metrics["atif_trajectory_count"]))
+    table.add_row("atif_failure_categorization_rate", "-" if rate is None else f"{rate:.4f}")
+    table.add_row("atif_complete", str(document["run_metadata"]["atif_complete"]).lower())
+    judge = document["judge"]
+    table.add_row("judge", document["run_parameters"]["atif_judge"])
+    table.add_row("judge calls (cached)", f"{judge['calls']} ({judge['cache_hits']})")
+    table.add_row("tokens in / out", f"{judge['input_tokens']} / {judge['output_tokens']}")
+    console.print(table)
+    if document["run_metadata"]["judge_notice"]:
+        console.print(f"[yellow]note:[/yellow] {document['run_metadata']['judge_notice']}")

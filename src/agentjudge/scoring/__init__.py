@@ -1,0 +1,1 @@
+"""Scoring ATIF trajectories: criteria, step requests, the job, aggregation, categorization."""

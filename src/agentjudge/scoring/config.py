@@ -1,0 +1,104 @@
+"""Every parameter of a scoring job, validated once (flags > config file > defaults).
+
+Names follow the eval-hub-contrib `atif` provider where it has the parameter.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from agentjudge.atif import Limits
+from agentjudge.errors import UsageError
+from agentjudge.scoring.aggregate import AggregationMode
+from agentjudge.scoring.criteria import ScoringMode
+
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+Positive = Annotated[int, Field(ge=1)]
+JudgeKind = Literal["openai-compatible", "fake", "local"]
+_LIMITS = Limits()
+
+
+class ScoreConfig(BaseModel):
+    """A scoring job's parameters. Unknown keys are errors (a typo is never ignored)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    trajectory_path: list[str] = []
+    scoring_mode: ScoringMode = "default"
+    rubric: str | dict[str, Any] | None = None
+    reference_registry_path: str | None = None
+    reference_rubric: str = "default"
+    scored_frames: Literal["all", "agent"] = "all"
+    context_steps: Positive = 6
+    subagent_aggregation: AggregationMode = "flat"
+    failure_threshold: Unit = 0.5
+    completion_threshold: Unit = 0.5
+    max_subagent_depth: Annotated[int, Field(ge=0)] = 3
+    partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"
+    concurrency_limit: Positive = 16
+    judge_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
+    judge_max_attempts: Positive = 3
+    judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = 0.5
+    max_judge_requests: Positive | None = None
+    max_file_bytes: Positive = _LIMITS.max_file_bytes
+    max_trajectory_files: Positive = _LIMITS.max_trajectory_files
+    max_steps_per_trajectory: Positive = _LIMITS.max_steps_per_trajectory
+    max_total_steps: Positive = _LIMITS.max_total_steps
+    fail_under: Unit | None = None
+    output: str = "agentjudge-results.json"
+    cache: bool = True
+    cache_path: str | None = None
+    judge: JudgeKind = "openai-compatible"
+    judge_url: str | None = None
+    judge_model: str | None = None
+    judge_api_key_file: str | None = None
+
+    @model_validator(mode="after")
+    def _judge_named(self) -> ScoreConfig:
+        if self.judge == "openai-compatible" and not (self.judge_url and self.judge_model):
+            raise ValueError(
+                "no judge: give --judge-url and --judge-model (an OpenAI-compatible server), "
+                "or --judge fake for a plumbing run"
+            )
+        return self
+
+    def limits(self) -> Limits:
+        return Limits(
+            self.max_file_bytes,
+            self.max_trajectory_files,
+            self.max_steps_per_trajectory,
+            self.max_total_steps,
+        )
+
+
+def load_config(config_file: Path | None, overrides: dict[str, Any]) -> ScoreConfig:
+    """The config file's values, then every flag that was given (None means not given)."""
+    values: dict[str, Any] = {}
+    where = "flags"
+    if config_file is not None:
+        where = str(config_file)
+        try:
+            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(
+                f"{config_file}: cannot read the config file ({exc.strerror})"
+            ) from None
+        except yaml.YAMLError:
+            raise UsageError(f"{config_file}: not valid YAML") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise UsageError(f"{config_file}: must be a mapping of parameter names to values")
+        values.update(loaded or {})
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return ScoreConfig.model_validate(values)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        field = ".".join(str(p) for p in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = "unknown parameter"
+        raise UsageError(f"{where}: {field + ': ' if field else ''}{message}") from None

@@ -1,0 +1,331 @@
+"""The scoring job: trees -> step requests -> judge -> categorization -> aggregation.
+
+Steps of every node of every tree are judged concurrently; the judge client alone bounds
+how many calls are in flight. Under `fail_fast` the first node that cannot be scored
+cancels the rest and fails the job; under `skip_failed_trajectory` it is kept as `failed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agentjudge.atif import Node, load_trees
+from agentjudge.errors import InputError
+from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.request import Message
+from agentjudge.scoring.aggregate import (
+    CollectionMetrics,
+    NodeAggregate,
+    NodeOutcome,
+    aggregate_tree,
+    collection_metrics,
+)
+from agentjudge.scoring.config import ScoreConfig
+from agentjudge.scoring.criteria import Criteria
+from agentjudge.scoring.prompts import (
+    CATEGORIZE_SYSTEM,
+    PROMPT_VERSION,
+    category_prompt,
+    system_prompt,
+    user_prompt,
+)
+from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
+
+CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
+TREES_IN_FLIGHT = 256  # bounds memory; the judge client bounds the calls
+
+
+@dataclass(frozen=True, slots=True)
+class StepDetail:
+    """One judged step as the results report it."""
+
+    segment: int
+    step_id: int
+    source: str
+    tool_names: tuple[str, ...]
+    score: float | None
+    scores: dict[str, float]
+    rationale: str
+    error: str | None = None
+    category: str | None = None
+    confidence: float | None = None
+    categorization_status: CategorizationStatus | None = None
+    category_rationale: str = ""
+
+
+@dataclass
+class TreeResult:
+    root: Node
+    aggregates: list[NodeAggregate]
+    steps: dict[str, list[StepDetail]]
+
+
+@dataclass
+class JobResult:
+    """Everything the reporters need."""
+
+    trees: list[TreeResult]
+    metrics: CollectionMetrics | None
+    failed: str | None  # why the job failed (a fixed error type), None when it succeeded
+    complete: bool
+    step_requests: int = 0
+    step_input_tokens: int = 0
+    prefix_chars: int = 0
+    prompt_chars: int = 0
+
+
+class _FailFast(Exception):
+    def __init__(self, node_id: str, reason: str) -> None:
+        super().__init__(reason)
+        self.node_id = node_id
+        self.reason = reason
+
+
+@dataclass
+class _Accounting:
+    step_requests: int = 0
+    step_input_tokens: int = 0
+    prefix_chars: int = 0
+    prompt_chars: int = 0
+
+
+@dataclass
+class ScoringJob:
+    """One run of `agentjudge score` (or the eval-hub adapter) over a collection."""
+
+    config: ScoreConfig
+    criteria: Criteria
+    client: JudgeClient
+    on_step: Callable[[int], None] = field(default=lambda _: None)
+    _system: str = ""
+    _accounting: _Accounting = field(default_factory=_Accounting)
+
+    def __post_init__(self) -> None:
+        self._system = system_prompt(self.criteria.rubric)
+        self._criteria_names = (
+            tuple(c.name for c in self.criteria.rubric.criteria)
+            if len(self.criteria.rubric.criteria) > 1
+            else ()
+        )
+
+    def load(self) -> list[Node]:
+        """Every root tree (validated and linked) before any judge call."""
+        return list(load_trees(self.config.trajectory_path, self.config.limits()))
+
+    def steps_to_judge(self, roots: Sequence[Node]) -> int:
+        """How many step-scoring calls the job will make (for a progress bar)."""
+        return sum(
+            node.steps
+            for root in roots
+            for node in root.walk()
+            if not node.problems and node.depth <= self.config.max_subagent_depth
+        )
+
+    async def run(self, roots: Sequence[Node]) -> JobResult:
+        limit = asyncio.Semaphore(TREES_IN_FLIGHT)
+
+        async def one(root: Node) -> TreeResult:
+            async with limit:
+                return await self._score_tree(root)
+
+        failed: str | None = None
+        trees: list[TreeResult] = []
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(root)) for root in roots]
+            trees = [task.result() for task in tasks]
+        except* _FailFast as caught:
+            first = caught.exceptions[0]
+            assert isinstance(first, _FailFast)
+            failed = first.reason
+        metrics = None
+        if failed is None:
+            if not trees:
+                failed = "no_trajectories"
+            elif all(t.aggregates[0].status != "scored" for t in trees):
+                failed = "all_roots_failed"
+            else:
+                metrics = collection_metrics(
+                    [t.aggregates for t in trees], self.config.subagent_aggregation
+                )
+                if metrics.overall_score is None:
+                    failed = "nothing_scored"
+        complete = failed is None and all(
+            a.status == "scored" and a.complete for t in trees for a in t.aggregates
+        )
+        acc = self._accounting
+        return JobResult(
+            trees,
+            metrics if failed is None else None,
+            failed,
+            complete,
+            acc.step_requests,
+            acc.step_input_tokens,
+            acc.prefix_chars,
+            acc.prompt_chars,
+        )
+
+    async def _score_tree(self, root: Node) -> TreeResult:
+        files = FileCache()
+        nodes = list(root.walk())
+        results = await asyncio.gather(*(self._score_node(node, files) for node in nodes))
+        outcomes = {node.id: outcome for node, (outcome, _) in zip(nodes, results, strict=True)}
+        steps = {node.id: details for node, (_, details) in zip(nodes, results, strict=True)}
+        aggregates = aggregate_tree(root, outcomes, self.config.completion_threshold)
+        return TreeResult(root, aggregates, steps)
+
+    async def _score_node(
+        self, node: Node, files: FileCache
+    ) -> tuple[NodeOutcome, list[StepDetail]]:
+        if node.problems:
+            return self._fail(node, "invalid_input"), []
+        if node.depth > self.config.max_subagent_depth:
+            return NodeOutcome("unscored", reason="depth_limit"), []
+        try:
+            found = node_steps(node, files)
+        except (InputError, OSError):
+            # the file changed or vanished since it was validated
+            return self._fail(node, "input_changed"), []
+        planned = self._plan(found, node.trajectory_id)
+        if not planned:
+            return NodeOutcome("scored"), []
+        outcomes = await asyncio.gather(*(self.client.judge(req) for _, req, _ in planned))
+        self.on_step(len(planned))
+        details: list[StepDetail] = []
+        scores: list[float] = []
+        error: str | None = None
+        for (view, _, _), outcome in zip(planned, outcomes, strict=True):
+            self._accounting.step_input_tokens += outcome.input_tokens
+            if outcome.verdict is None:
+                error = error or ("protocol_error" if outcome.protocol else "judge_error")
+                details.append(self._detail(view, None, outcome))
+                continue
+            score = (
+                self.criteria.rubric.combine(outcome.verdict.scores)
+                if self._criteria_names
+                else outcome.verdict.score
+            )
+            scores.append(score)
+            details.append(self._detail(view, score, outcome))
+        if error is not None:
+            return self._fail(node, error), details
+        details = await self._categorize(found, planned, details)
+        categories = tuple(
+            d.category or "uncategorized" for d in details if d.categorization_status
+        )
+        return NodeOutcome("scored", tuple(scores), candidate_categories=categories), details
+
+    def _fail(self, node: Node, reason: str) -> NodeOutcome:
+        if self.config.partial_result_policy == "fail_fast":
+            raise _FailFast(node.id, reason)
+        return NodeOutcome("failed", reason=reason)
+
+    def _plan(
+        self, found: NodeSteps, trajectory_id: str | None
+    ) -> list[tuple[StepView, JudgeRequest, list[int]]]:
+        """The step requests of a node, with the indexes of each one's context steps."""
+        block = self.config.context_steps
+        reference = self.criteria.reference_for(found.reference_id, trajectory_id)
+        out = []
+        previous = ""
+        for index, view in enumerate(found.steps):
+            if view.is_context or (self.config.scored_frames == "agent" and view.source != "agent"):
+                continue
+            start = max(0, (index // block - 1) * block)
+            context = list(range(start, index))
+            user = user_prompt(
+                found.task, reference, [found.steps[i].data for i in context], view.data
+            )
+            request = JudgeRequest(
+                (Message("system", self._system), Message("user", user)),
+                PROMPT_VERSION,
+                criteria=self._criteria_names,
+            )
+            self._account_prefix(previous, user)
+            previous = user
+            out.append((view, request, context))
+        return out
+
+    def _account_prefix(self, previous: str, user: str) -> None:
+        acc = self._accounting
+        acc.step_requests += 1
+        shared = len(self._system)
+        if previous:
+            shared += len(_common_prefix(previous, user))
+        acc.prefix_chars += shared
+        acc.prompt_chars += len(self._system) + len(user)
+
+    async def _categorize(
+        self,
+        found: NodeSteps,
+        planned: list[tuple[StepView, JudgeRequest, list[int]]],
+        details: list[StepDetail],
+    ) -> list[StepDetail]:
+        threshold = self.config.failure_threshold
+        wanted = [i for i, d in enumerate(details) if d.score is not None and d.score < threshold]
+        if not wanted:
+            return details
+        requests = []
+        for i in wanted:
+            view, _, context = planned[i]
+            score = details[i].score
+            assert score is not None
+            user = category_prompt(
+                found.task, [found.steps[c].data for c in context], view.data, score
+            )
+            requests.append(
+                JudgeRequest(
+                    (Message("system", CATEGORIZE_SYSTEM), Message("user", user)),
+                    PROMPT_VERSION,
+                    answer="category",
+                )
+            )
+        outcomes = await asyncio.gather(*(self.client.judge(r) for r in requests))
+        out = list(details)
+        for i, outcome in zip(wanted, outcomes, strict=True):
+            out[i] = _with_category(out[i], outcome)
+        return out
+
+    @staticmethod
+    def _detail(view: StepView, score: float | None, outcome: JudgeOutcome) -> StepDetail:
+        verdict = outcome.verdict
+        return StepDetail(
+            segment=view.segment,
+            step_id=view.step_id,
+            source=view.source,
+            tool_names=view.tool_names,
+            score=score,
+            scores=dict(verdict.scores) if verdict else {},
+            rationale=verdict.reasoning if verdict else "",
+            error=outcome.error,
+        )
+
+
+def _with_category(detail: StepDetail, outcome: JudgeOutcome) -> StepDetail:
+    from dataclasses import replace
+
+    if outcome.verdict is not None:
+        return replace(
+            detail,
+            category=str(outcome.verdict.fields["category"]),
+            confidence=outcome.verdict.score,
+            categorization_status="categorized",
+            category_rationale=outcome.verdict.reasoning,
+        )
+    status: CategorizationStatus = "invalid_response" if outcome.protocol else "judge_error"
+    return replace(detail, category="uncategorized", categorization_status=status)
+
+
+def _common_prefix(a: str, b: str) -> str:
+    limit = min(len(a), len(b))
+    low, high = 0, limit
+    while low < high:  # binary search on slices: C-speed comparisons
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return a[:low]

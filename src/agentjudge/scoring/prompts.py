@@ -1,0 +1,100 @@
+"""Judge prompts: versioned template files, and how a step's request is laid out.
+
+Layout: the system message (instructions and criteria) is the same for every step of a
+job; the user message starts with the task, then the earlier steps of the current context
+block, then the step. Steps of one block therefore share a long common prefix, which
+providers cache. Trajectory content is always JSON-encoded inside tags: quoted data.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+from typing import Any
+
+from agentjudge.scoring.criteria import Rubric
+
+PROMPT_VERSION = "agentjudge-atif-v1"
+COMPACT_CHARS = 300  # per text field of a context step
+MAX_CONTEXT_OBSERVATIONS = 2
+
+
+def _template(name: str) -> Template:
+    return Template(resources.files("agentjudge.scoring").joinpath("prompts", name).read_text())
+
+
+STEP_TEMPLATE = _template("step.v1.txt")
+CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
+
+
+@dataclass(frozen=True, slots=True)
+class StepPrompt:
+    system: str
+    user: str
+
+
+def system_prompt(rubric: Rubric) -> str:
+    """The system message for a rubric (identical for every step scored with it)."""
+    criteria = "\n".join(f"- {c.name}: {c.description}" for c in rubric.criteria)
+    if len(rubric.criteria) == 1:
+        answer = '{"reasoning": "<why>", "score": <0.0 to 1.0>}'
+    else:
+        names = ", ".join(f'"{c.name}": <0.0 to 1.0>' for c in rubric.criteria)
+        answer = '{"reasoning": "<why>", "scores": {' + names + "}}"
+    return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
+
+
+def user_prompt(
+    task: str, reference: str | None, context: list[dict[str, Any]], step: dict[str, Any]
+) -> str:
+    """Task, reference, context and step, each as JSON data inside its tag."""
+    parts = [f"<task>{_quote(task)}</task>"]
+    if reference is not None:
+        parts.append(f"<reference>{_quote(reference)}</reference>")
+    lines = "\n".join(_quote(compact(c)) for c in context)
+    parts.append(f"<context>\n{lines}\n</context>" if context else "<context></context>")
+    parts.append(f"<step>{_quote(step)}</step>")
+    parts.append("Score the step in <step> as instructed. Answer with the JSON object only.")
+    return "\n".join(parts)
+
+
+def category_prompt(
+    task: str, context: list[dict[str, Any]], step: dict[str, Any], score: float
+) -> str:
+    """The user message asking for the failure category of a low-scoring step."""
+    lines = "\n".join(_quote(compact(c)) for c in context)
+    return "\n".join(
+        [
+            f"<task>{_quote(task)}</task>",
+            f"<context>\n{lines}\n</context>" if context else "<context></context>",
+            f"<step>{_quote(step)}</step>",
+            f"This step scored {score:.3f} out of 1. Classify its failure.",
+        ]
+    )
+
+
+def compact(data: dict[str, Any]) -> dict[str, Any]:
+    """A context step: shorter texts and at most two observations."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, str):
+            out[key] = _cut(value)
+        elif key == "observation":
+            out[key] = [_cut(v) for v in value[:MAX_CONTEXT_OBSERVATIONS]]
+        elif key == "tool_calls":
+            out[key] = [
+                {"name": c["name"], "arguments": _cut(json.dumps(c["arguments"]))} for c in value
+            ]
+        else:
+            out[key] = value
+    return out
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= COMPACT_CHARS else text[:COMPACT_CHARS] + "…"
+
+
+def _quote(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
