@@ -19,9 +19,11 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@ $(STAMP_RUN)
 
-## demo: install agentjudge and run it on examples/ (until scoring lands: validation).
+## demo: install agentjudge and run it on examples/ (until the embedded judge lands: the
+## fake judge, which is plumbing, not a quality signal).
 demo: $(STAMP_RUN)
 	$(BIN)/agentjudge validate examples/trajectories/
+	$(BIN)/agentjudge score examples/trajectories/ --judge fake --no-cache -o demo-results.json
 
 ## test: install with dev extras, then lint, type-check and run the whole suite.
 test: $(STAMP_DEV) lint typecheck unit

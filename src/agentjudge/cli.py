@@ -291,7 +291,6 @@ def run_score(config: ScoreConfig, quiet: bool) -> int:
     provider = build_provider(config.judge, config.judge_url, config.judge_model, api_key)
     notice = None if provider.quality_signal else FAKE_NOTICE
     store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
-    configure_exporter()
     client = JudgeClient(
         provider,
         concurrency=config.concurrency_limit,
@@ -306,6 +305,7 @@ def run_score(config: ScoreConfig, quiet: bool) -> int:
         console.print(f"[yellow]note:[/yellow] {notice}")
     job = ScoringJob(config, criteria, client)
     roots = job.load()
+    configure_exporter()  # after loading: its export thread would make loading use forkserver
     with Progress(
         TextColumn("scoring"),
         BarColumn(),

@@ -275,3 +275,25 @@ def test_usage_errors_exit_3(tmp_path: Path) -> None:
         f"error: {config}: failure_treshold: unknown parameter",
     )
     assert not (tmp_path / "agentjudge-results.json").exists()
+
+
+def test_config_file_with_flags_overriding_it(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    config = tmp_path / "score.yaml"
+    config.write_text(
+        f"trajectory_path: [{runs}]\njudge_url: {server.base_url}\njudge_model: judge\n"
+        "subagent_aggregation: separate\ncompletion_threshold: 0.9\noutput: from-config.json\n"
+    )
+    run = score("--config", config, "--subagent-aggregation", "hierarchical", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    data = results(tmp_path / "from-config.json")
+    assert data["run_parameters"]["subagent_aggregation"] == "hierarchical"  # the flag wins
+    assert data["run_parameters"]["completion_threshold"] == 0.9  # from the file
+    assert data["trajectories"][0]["nodes"][0]["passed"] is False  # 0.58 < 0.9
+
+
+def test_fail_under(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    low = score(runs, *judge_flags(server), "--fail-under", "0.61", "-o", "a.json", cwd=tmp_path)
+    high = score(runs, *judge_flags(server), "--fail-under", "0.6", "-o", "b.json", cwd=tmp_path)
+    assert (low.returncode, high.returncode) == (1, 0)  # flat score 0.6

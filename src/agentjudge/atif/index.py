@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import sys
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -89,16 +91,25 @@ def index_files(
     """`index_file` over `inputs`, in input order; in worker processes when there are many.
 
     Validation is CPU-bound pure Python and pydantic, so processes (not threads) use every
-    core. `forkserver` keeps workers independent of whatever threads the caller runs.
+    core. A single-threaded caller is forked (workers need not re-import `__main__`); a
+    caller running threads gets `forkserver` workers, since forking threads is unsafe.
     """
     workers = workers or len(os.sched_getaffinity(0))
-    if workers < 2 or len(inputs) < PARALLEL_MIN_FILES:
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    usable = method == "fork" or _main_is_importable()
+    if workers < 2 or len(inputs) < PARALLEL_MIN_FILES or not usable:
         for item in inputs:
             yield index_file(item.path, item.root, item.display, max_file_bytes)
         return
-    context = multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         yield from pool.map(_index_input, inputs, repeat(max_file_bytes), chunksize=64)
+
+
+def _main_is_importable() -> bool:
+    """forkserver workers re-import `__main__` from its file; code fed on stdin has none."""
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    return main_file is None or os.path.isfile(main_file)
 
 
 def _index_input(item: InputFile, max_file_bytes: int) -> FileInfo:

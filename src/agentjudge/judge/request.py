@@ -46,20 +46,19 @@ class JudgeRequest:
         return parse_verdict(content)
 
     def key(self, provider: str, model: str) -> str:
-        """sha256 of everything that decides the answer: same key, same verdict."""
-        canonical = json.dumps(
-            {
-                "provider": provider,
-                "model": model,
-                "prompt_version": self.prompt_version,
-                "messages": [[m.role, m.content] for m in self.messages],
-                "schema": self.response_schema,
-                "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
-                "answer": self.answer,
-                "criteria": self.criteria,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        """sha256 of everything that decides the answer: same key, same verdict.
+
+        Each part is length-prefixed, so no two different requests hash the same bytes
+        (and no JSON encoding of the large prompts is needed on this per-call path).
+        """
+        digest = hashlib.sha256()
+        schema = json.dumps(self.response_schema, sort_keys=True)
+        parts = [provider, model, self.prompt_version, self.answer, schema]
+        parts += [repr(self.temperature), repr(self.max_tokens), *self.criteria, "|"]
+        for message in self.messages:
+            parts += [message.role, message.content]
+        for part in parts:
+            data = part.encode()
+            digest.update(b"%d:" % len(data))
+            digest.update(data)
+        return digest.hexdigest()

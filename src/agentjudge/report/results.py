@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from agentjudge.judge import ClientStats
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
-from agentjudge.scoring.job import JobResult
+from agentjudge.scoring.job import JobResult, StepDetail
 from agentjudge.scoring.prompts import PROMPT_VERSION
 
 RESULTS_SCHEMA = "agentjudge.score/v1"
@@ -115,7 +114,7 @@ def _tree(
     }
 
 
-def _node(node: Node, agg: NodeAggregate, steps: list[Any]) -> dict[str, Any]:
+def _node(node: Node, agg: NodeAggregate, steps: list[StepDetail]) -> dict[str, Any]:
     return {
         "id": node.id,
         "kind": node.kind,
@@ -151,10 +150,21 @@ def _node(node: Node, agg: NodeAggregate, steps: list[Any]) -> dict[str, Any]:
     }
 
 
-def _step(step: Any) -> dict[str, Any]:
-    data = asdict(step)
-    data["tool_names"] = list(step.tool_names)
-    return data
+def _step(step: StepDetail) -> dict[str, Any]:
+    return {
+        "segment": step.segment,
+        "step_id": step.step_id,
+        "source": step.source,
+        "tool_names": list(step.tool_names),
+        "score": step.score,
+        "scores": step.scores,
+        "rationale": step.rationale,
+        "error": step.error,
+        "category": step.category,
+        "confidence": step.confidence,
+        "categorization_status": step.categorization_status,
+        "category_rationale": step.category_rationale,
+    }
 
 
 def write_atomic(path: Path, document: dict[str, Any]) -> None:
@@ -163,7 +173,9 @@ def write_atomic(path: Path, document: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=2, ensure_ascii=False)
+            # one line: json's C encoder (indent= falls back to its slow Python encoder,
+            # seconds for a large job); `jq .` pretty-prints it
+            out.write(json.dumps(document, ensure_ascii=False))
             out.write("\n")
         os.replace(tmp, path)
     except BaseException:

@@ -29,6 +29,8 @@ from agentjudge.scoring.prompts import (
     CATEGORIZE_SYSTEM,
     PROMPT_VERSION,
     category_prompt,
+    quote,
+    quote_context,
     system_prompt,
     user_prompt,
 )
@@ -228,7 +230,10 @@ class ScoringJob:
     ) -> list[tuple[StepView, JudgeRequest, list[int]]]:
         """The step requests of a node, with the indexes of each one's context steps."""
         block = self.config.context_steps
-        reference = self.criteria.reference_for(found.reference_id, trajectory_id)
+        answer = self.criteria.reference_for(found.reference_id, trajectory_id)
+        reference = quote(answer) if answer is not None else None
+        task = quote(found.task)
+        quoted = [quote_context(v.data) for v in found.steps]
         out = []
         previous = ""
         for index, view in enumerate(found.steps):
@@ -236,9 +241,7 @@ class ScoringJob:
                 continue
             start = max(0, (index // block - 1) * block)
             context = list(range(start, index))
-            user = user_prompt(
-                found.task, reference, [found.steps[i].data for i in context], view.data
-            )
+            user = user_prompt(task, reference, quoted[start:index], quote(view.data))
             request = JudgeRequest(
                 (Message("system", self._system), Message("user", user)),
                 PROMPT_VERSION,
@@ -269,13 +272,13 @@ class ScoringJob:
         if not wanted:
             return details
         requests = []
+        task = quote(found.task)
         for i in wanted:
             view, _, context = planned[i]
             score = details[i].score
             assert score is not None
-            user = category_prompt(
-                found.task, [found.steps[c].data for c in context], view.data, score
-            )
+            lines = [quote_context(found.steps[c].data) for c in context]
+            user = category_prompt(task, lines, quote(view.data), score)
             requests.append(
                 JudgeRequest(
                     (Message("system", CATEGORIZE_SYSTEM), Message("user", user)),

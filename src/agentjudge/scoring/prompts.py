@@ -46,33 +46,41 @@ def system_prompt(rubric: Rubric) -> str:
     return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
 
 
-def user_prompt(
-    task: str, reference: str | None, context: list[dict[str, Any]], step: dict[str, Any]
-) -> str:
-    """Task, reference, context and step, each as JSON data inside its tag."""
-    parts = [f"<task>{_quote(task)}</task>"]
+def user_prompt(task: str, reference: str | None, context: list[str], step: str) -> str:
+    """Task, reference, context and step, each already quoted (see `quote`, `quote_context`)."""
+    parts = [f"<task>{task}</task>"]
     if reference is not None:
-        parts.append(f"<reference>{_quote(reference)}</reference>")
-    lines = "\n".join(_quote(compact(c)) for c in context)
-    parts.append(f"<context>\n{lines}\n</context>" if context else "<context></context>")
-    parts.append(f"<step>{_quote(step)}</step>")
+        parts.append(f"<reference>{reference}</reference>")
+    parts.append(_context(context))
+    parts.append(f"<step>{step}</step>")
     parts.append("Score the step in <step> as instructed. Answer with the JSON object only.")
     return "\n".join(parts)
 
 
-def category_prompt(
-    task: str, context: list[dict[str, Any]], step: dict[str, Any], score: float
-) -> str:
+def category_prompt(task: str, context: list[str], step: str, score: float) -> str:
     """The user message asking for the failure category of a low-scoring step."""
-    lines = "\n".join(_quote(compact(c)) for c in context)
     return "\n".join(
         [
-            f"<task>{_quote(task)}</task>",
-            f"<context>\n{lines}\n</context>" if context else "<context></context>",
-            f"<step>{_quote(step)}</step>",
+            f"<task>{task}</task>",
+            _context(context),
+            f"<step>{step}</step>",
             f"This step scored {score:.3f} out of 1. Classify its failure.",
         ]
     )
+
+
+def _context(lines: list[str]) -> str:
+    return "<context>\n" + "\n".join(lines) + "\n</context>" if lines else "<context></context>"
+
+
+def quote(value: Any) -> str:
+    """Trajectory content as a JSON literal: data, never prompt text."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def quote_context(data: dict[str, Any]) -> str:
+    """A context step, compacted and quoted (computed once per step, reused per request)."""
+    return quote(compact(data))
 
 
 def compact(data: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +102,3 @@ def compact(data: dict[str, Any]) -> dict[str, Any]:
 
 def _cut(text: str) -> str:
     return text if len(text) <= COMPACT_CHARS else text[:COMPACT_CHARS] + "…"
-
-
-def _quote(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)

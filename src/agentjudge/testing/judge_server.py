@@ -234,7 +234,7 @@ def _answer(body: dict[str, Any], malformed: Malformed | None) -> tuple[str, str
 
 
 def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
-    prompt_chars = sum(len(json.dumps(m.get("content", ""))) for m in body.get("messages", []))
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
     prompt_tokens, completion_tokens = max(1, prompt_chars // 4), max(1, len(content) // 4)
     return {
         "id": "chatcmpl-test",
