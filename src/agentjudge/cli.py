@@ -310,14 +310,20 @@ def run_score(config: ScoreConfig, quiet: bool) -> int:
         TextColumn("scoring"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("steps"),
+        TextColumn("steps · {task.fields[calls]} judge calls · {task.fields[tokens]} tokens"),
         TimeRemainingColumn(),
         console=console,
         disable=quiet,
         transient=True,
     ) as progress:
-        task = progress.add_task("steps", total=job.steps_to_judge(roots))
-        job.on_step = lambda n: progress.advance(task, n)
+        task = progress.add_task("steps", total=job.steps_to_judge(roots), calls=0, tokens=0)
+        stats = client.stats
+
+        def advance(steps: int) -> None:
+            tokens = stats.input_tokens + stats.output_tokens
+            progress.update(task, advance=steps, calls=stats.calls, tokens=tokens)
+
+        job.on_step = advance
 
         async def go() -> JobResult:
             async with client:
