@@ -297,3 +297,48 @@ def test_fail_under(tmp_path: Path, server: JudgeServer) -> None:
     low = score(runs, *judge_flags(server), "--fail-under", "0.61", "-o", "a.json", cwd=tmp_path)
     high = score(runs, *judge_flags(server), "--fail-under", "0.6", "-o", "b.json", cwd=tmp_path)
     assert (low.returncode, high.returncode) == (1, 0)  # flat score 0.6
+
+
+def test_auto_mode_derives_criteria_once_per_task(tmp_path: Path, server: JudgeServer) -> None:
+    for name in ("a", "b"):  # two trajectories, one task: criteria are derived once
+        run_ = doc(2)
+        run_["steps"][0]["message"] = "Refactor the parser"
+        run_["steps"][1]["message"] = "edit [[score.correctness=1.0]] [[score.efficiency=0.0]]"
+        write(tmp_path / "runs" / f"{name}.json", run_)
+    run = score(
+        tmp_path / "runs",
+        *judge_flags(server),
+        "--scoring-mode",
+        "auto",
+        "-o",
+        "out.json",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    data = results(tmp_path / "out.json")
+    assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (1, 0)
+    node = data["trajectories"][0]["nodes"][0]
+    assert node["criteria"] == ["correctness", "efficiency"]
+    assert node["steps"][1]["scores"] == {"correctness": 1.0, "efficiency": 0.0}
+    assert node["steps"][1]["score"] == pytest.approx(0.75)  # weights 3 and 1
+    derive_calls = [e for e in server.log if '{"criteria": [' in e.body["messages"][0]["content"]]
+    assert len(derive_calls) == 1
+
+
+def test_auto_mode_falls_back_to_the_default_rubric(tmp_path: Path, server: JudgeServer) -> None:
+    run_ = doc(2)
+    run_["steps"][0]["message"] = "Do it [[rubric=bad]]"
+    write(tmp_path / "runs" / "a.json", run_)
+    run = score(
+        tmp_path / "runs",
+        *judge_flags(server),
+        "--scoring-mode",
+        "auto",
+        "-o",
+        "out.json",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    data = results(tmp_path / "out.json")
+    assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (0, 1)
+    assert data["trajectories"][0]["nodes"][0]["criteria"] == ["step_quality"]

@@ -11,11 +11,12 @@ from agentjudge.judge.verdict import (
     Verdict,
     parse_category,
     parse_criteria_verdict,
+    parse_rubric,
     parse_verdict,
 )
 
 Role = Literal["system", "user", "assistant"]
-AnswerKind = Literal["score", "category"]
+AnswerKind = Literal["score", "category", "rubric"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,8 @@ class JudgeRequest:
         """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
         if self.answer == "category":
             return parse_category(content)
+        if self.answer == "rubric":
+            return parse_rubric(content)
         if self.criteria:
             return parse_criteria_verdict(content, self.criteria)
         return parse_verdict(content)

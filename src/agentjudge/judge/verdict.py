@@ -3,7 +3,8 @@
 Three answer shapes, chosen by the request (`JudgeRequest.answer` / `.criteria`):
 - `score`: `{"reasoning": ..., "score": x}`;
 - criteria: `{"reasoning": ..., "scores": {name: x, ...}}`, exactly the rubric's names;
-- `category`: `{"category": c, "confidence": x, "rationale": ...}`, c in the taxonomy.
+- `category`: `{"category": c, "confidence": x, "rationale": ...}`, c in the taxonomy;
+- `rubric`: `{"criteria": [...]}`, criteria derived from a task (auto scoring mode).
 """
 
 from __future__ import annotations
@@ -69,6 +70,21 @@ def parse_category(content: str) -> Verdict:
     confidence = _unit(data.get("confidence"), "confidence")
     rationale = data.get("rationale", data.get("reasoning"))
     return Verdict(confidence, _text(rationale), {"category": category})
+
+
+def parse_rubric(content: str) -> Verdict:
+    """A `{"criteria": [{"name", "description", "weight"}, ...]}` answer (auto scoring mode).
+
+    Only the shape is checked here; the scoring layer validates it as a rubric. Such an
+    answer has no score: `score` is 1.0 by convention and means nothing.
+    """
+    data = _object(content)
+    criteria = data.get("criteria")
+    if not isinstance(criteria, list) or not criteria:
+        raise ProtocolError("criteria_missing")
+    if not all(isinstance(c, dict) for c in criteria):
+        raise ProtocolError("criteria_malformed")
+    return Verdict(1.0, "", {"criteria": criteria})
 
 
 def _object(content: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from agentjudge.judge import ClientStats
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
-from agentjudge.scoring.job import JobResult, StepDetail
+from agentjudge.scoring.job import JobResult, StepDetail, TreeResult
 from agentjudge.scoring.prompts import PROMPT_VERSION
 
 RESULTS_SCHEMA = "agentjudge.score/v1"
@@ -83,8 +83,10 @@ def results_document(
             "mode": criteria.mode,
             "rubric": criteria.rubric.model_dump(mode="json"),
             "references": sorted(criteria.references),
+            "auto_derived": result.auto_derived,
+            "auto_fallbacks": result.auto_fallbacks,
         },
-        "trajectories": [_tree(tree.root, tree.aggregates, tree.steps) for tree in result.trees],
+        "trajectories": [_tree(tree) for tree in result.trees],
     }
 
 
@@ -104,17 +106,20 @@ def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
     }
 
 
-def _tree(
-    root: Node, aggregates: list[NodeAggregate], steps: dict[str, list[Any]]
-) -> dict[str, Any]:
-    nodes = {node.id: node for node in root.walk()}
+def _tree(tree: TreeResult) -> dict[str, Any]:
+    nodes = {node.id: node for node in tree.root.walk()}
     return {
-        "root": root.id,
-        "nodes": [_node(nodes[a.id], a, steps.get(a.id, [])) for a in aggregates],
+        "root": tree.root.id,
+        "nodes": [
+            _node(nodes[a.id], a, tree.steps.get(a.id, []), tree.criteria.get(a.id, ()))
+            for a in tree.aggregates
+        ],
     }
 
 
-def _node(node: Node, agg: NodeAggregate, steps: list[StepDetail]) -> dict[str, Any]:
+def _node(
+    node: Node, agg: NodeAggregate, steps: list[StepDetail], criteria: tuple[str, ...]
+) -> dict[str, Any]:
     return {
         "id": node.id,
         "kind": node.kind,
@@ -136,6 +141,7 @@ def _node(node: Node, agg: NodeAggregate, steps: list[StepDetail]) -> dict[str, 
         "step_count": agg.own_steps,
         "subtree_step_count": agg.subtree_steps,
         "failure_candidates": agg.failure_candidates,
+        "criteria": list(criteria),
         "omitted": [
             {
                 "ref_path": o.ref_path,

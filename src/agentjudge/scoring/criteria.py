@@ -3,7 +3,9 @@
 - `default`: the built-in general rubric (versioned with the prompts);
 - `custom`: an inline object or a YAML/JSON file (1-32 unique criteria, 16 KiB at most);
 - `reference`: a registry file of named rubrics whose reference answers are chosen by
-  `extra.reference_id`, then `trajectory_id`, then `default`.
+  `extra.reference_id`, then `trajectory_id`, then `default`;
+- `auto`: the judge derives criteria from each distinct task instruction, once (the verdict
+  store keeps them across runs); an unusable answer falls back to the default rubric.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from agentjudge.errors import UsageError
 MAX_RUBRIC_BYTES = 16 * 1024
 M = TypeVar("M", bound=BaseModel)
 Aggregation = Literal["weighted_mean", "mean", "minimum"]
-ScoringMode = Literal["default", "custom", "reference"]
+ScoringMode = Literal["default", "custom", "reference", "auto"]
 
 
 class Criterion(BaseModel):
@@ -131,10 +133,10 @@ def resolve_criteria(
     reference_rubric: str = "default",
 ) -> Criteria:
     """Validate and resolve the criteria before any judge call; `UsageError` names the fix."""
-    if mode == "default":
+    if mode in ("default", "auto"):
         if rubric is not None:
             raise UsageError(
-                "a rubric was given but scoring_mode is 'default': use --scoring-mode custom"
+                f"a rubric was given but scoring_mode is {mode!r}: use --scoring-mode custom"
             )
         return Criteria(mode=mode, rubric=DEFAULT_RUBRIC)
     if mode == "custom":
@@ -156,6 +158,14 @@ def resolve_criteria(
     chosen = Rubric(name=reference_rubric, aggregation=entry.aggregation, criteria=entry.criteria)
     answers = {key: ref.answer for key, ref in entry.references.items()}
     return Criteria(mode=mode, rubric=chosen, references=answers)
+
+
+def derived_rubric(criteria: Any) -> Rubric | None:
+    """A rubric from criteria the judge derived (auto mode), or None if they are not valid."""
+    try:
+        return Rubric.model_validate({"name": "auto", "criteria": criteria})
+    except ValidationError:
+        return None
 
 
 def _document(source: Path | str | dict[str, Any], what: str) -> tuple[Any, str]:

@@ -24,9 +24,10 @@ from agentjudge.scoring.aggregate import (
     collection_metrics,
 )
 from agentjudge.scoring.config import ScoreConfig
-from agentjudge.scoring.criteria import Criteria
+from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.prompts import (
     CATEGORIZE_SYSTEM,
+    DERIVE_SYSTEM,
     PROMPT_VERSION,
     category_prompt,
     quote,
@@ -63,6 +64,7 @@ class TreeResult:
     root: Node
     aggregates: list[NodeAggregate]
     steps: dict[str, list[StepDetail]]
+    criteria: dict[str, tuple[str, ...]]  # node id -> names of the criteria it was scored on
 
 
 @dataclass
@@ -77,6 +79,8 @@ class JobResult:
     step_input_tokens: int = 0
     prefix_chars: int = 0
     prompt_chars: int = 0
+    auto_derived: int = 0
+    auto_fallbacks: int = 0
 
 
 class _FailFast(Exception):
@@ -102,16 +106,16 @@ class ScoringJob:
     criteria: Criteria
     client: JudgeClient
     on_step: Callable[[int], None] = field(default=lambda _: None)
-    _system: str = ""
     _accounting: _Accounting = field(default_factory=_Accounting)
+    _systems: dict[Rubric, str] = field(default_factory=dict)
+    _derived: dict[str, asyncio.Future[Rubric]] = field(default_factory=dict)
+    _auto: list[int] = field(default_factory=lambda: [0, 0])  # derived, fell back
 
-    def __post_init__(self) -> None:
-        self._system = system_prompt(self.criteria.rubric)
-        self._criteria_names = (
-            tuple(c.name for c in self.criteria.rubric.criteria)
-            if len(self.criteria.rubric.criteria) > 1
-            else ()
-        )
+    def _system(self, rubric: Rubric) -> str:
+        system = self._systems.get(rubric)
+        if system is None:
+            system = self._systems[rubric] = system_prompt(rubric)
+        return system
 
     def load(self) -> list[Node]:
         """Every root tree (validated and linked) before any judge call."""
@@ -168,30 +172,65 @@ class ScoringJob:
             acc.step_input_tokens,
             acc.prefix_chars,
             acc.prompt_chars,
+            self._auto[0],
+            self._auto[1],
         )
 
     async def _score_tree(self, root: Node) -> TreeResult:
         files = FileCache()
         nodes = list(root.walk())
         results = await asyncio.gather(*(self._score_node(node, files) for node in nodes))
-        outcomes = {node.id: outcome for node, (outcome, _) in zip(nodes, results, strict=True)}
-        steps = {node.id: details for node, (_, details) in zip(nodes, results, strict=True)}
+        outcomes = {node.id: r[0] for node, r in zip(nodes, results, strict=True)}
+        steps = {node.id: r[1] for node, r in zip(nodes, results, strict=True)}
+        criteria = {node.id: r[2] for node, r in zip(nodes, results, strict=True)}
         aggregates = aggregate_tree(root, outcomes, self.config.completion_threshold)
-        return TreeResult(root, aggregates, steps)
+        return TreeResult(root, aggregates, steps, criteria)
 
     async def _score_node(
         self, node: Node, files: FileCache
-    ) -> tuple[NodeOutcome, list[StepDetail]]:
+    ) -> tuple[NodeOutcome, list[StepDetail], tuple[str, ...]]:
         if node.problems:
-            return self._fail(node, "invalid_input"), []
+            return self._fail(node, "invalid_input"), [], ()
         if node.depth > self.config.max_subagent_depth:
-            return NodeOutcome("unscored", reason="depth_limit"), []
+            return NodeOutcome("unscored", reason="depth_limit"), [], ()
         try:
             found = node_steps(node, files)
         except (InputError, OSError):
             # the file changed or vanished since it was validated
-            return self._fail(node, "input_changed"), []
-        planned = self._plan(found, node.trajectory_id)
+            return self._fail(node, "input_changed"), [], ()
+        rubric = self.criteria.rubric
+        if self.criteria.mode == "auto":
+            rubric = await self._derive(found.task)
+        outcome, details = await self._judge_steps(node, found, rubric)
+        return outcome, details, tuple(c.name for c in rubric.criteria)
+
+    async def _derive(self, task: str) -> Rubric:
+        """The criteria for `task` (auto mode): asked once per distinct task in a run."""
+        pending = self._derived.get(task)
+        if pending is None:
+            pending = self._derived[task] = asyncio.ensure_future(self._ask_rubric(task))
+        return await asyncio.shield(pending)
+
+    async def _ask_rubric(self, task: str) -> Rubric:
+        request = JudgeRequest(
+            (Message("system", DERIVE_SYSTEM), Message("user", f"<task>{quote(task)}</task>")),
+            PROMPT_VERSION,
+            max_tokens=800,
+            answer="rubric",
+        )
+        outcome = await self.client.judge(request)
+        rubric = derived_rubric(outcome.verdict.fields["criteria"]) if outcome.verdict else None
+        if rubric is None:
+            self._auto[1] += 1
+            return self.criteria.rubric
+        self._auto[0] += 1
+        return rubric
+
+    async def _judge_steps(
+        self, node: Node, found: NodeSteps, rubric: Rubric
+    ) -> tuple[NodeOutcome, list[StepDetail]]:
+        several = len(rubric.criteria) > 1
+        planned = self._plan(found, node.trajectory_id, rubric)
         if not planned:
             return NodeOutcome("scored"), []
         outcomes = await asyncio.gather(*(self.client.judge(req) for _, req, _ in planned))
@@ -205,11 +244,7 @@ class ScoringJob:
                 error = error or ("protocol_error" if outcome.protocol else "judge_error")
                 details.append(self._detail(view, None, outcome))
                 continue
-            score = (
-                self.criteria.rubric.combine(outcome.verdict.scores)
-                if self._criteria_names
-                else outcome.verdict.score
-            )
+            score = rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score
             scores.append(score)
             details.append(self._detail(view, score, outcome))
         if error is not None:
@@ -226,9 +261,11 @@ class ScoringJob:
         return NodeOutcome("failed", reason=reason)
 
     def _plan(
-        self, found: NodeSteps, trajectory_id: str | None
+        self, found: NodeSteps, trajectory_id: str | None, rubric: Rubric
     ) -> list[tuple[StepView, JudgeRequest, list[int]]]:
         """The step requests of a node, with the indexes of each one's context steps."""
+        system = self._system(rubric)
+        names = tuple(c.name for c in rubric.criteria) if len(rubric.criteria) > 1 else ()
         block = self.config.context_steps
         answer = self.criteria.reference_for(found.reference_id, trajectory_id)
         reference = quote(answer) if answer is not None else None
@@ -243,23 +280,21 @@ class ScoringJob:
             context = list(range(start, index))
             user = user_prompt(task, reference, quoted[start:index], quote(view.data))
             request = JudgeRequest(
-                (Message("system", self._system), Message("user", user)),
-                PROMPT_VERSION,
-                criteria=self._criteria_names,
+                (Message("system", system), Message("user", user)), PROMPT_VERSION, criteria=names
             )
-            self._account_prefix(previous, user)
+            self._account_prefix(len(system), previous, user)
             previous = user
             out.append((view, request, context))
         return out
 
-    def _account_prefix(self, previous: str, user: str) -> None:
+    def _account_prefix(self, system: int, previous: str, user: str) -> None:
         acc = self._accounting
         acc.step_requests += 1
-        shared = len(self._system)
+        shared = system
         if previous:
             shared += len(_common_prefix(previous, user))
         acc.prefix_chars += shared
-        acc.prompt_chars += len(self._system) + len(user)
+        acc.prompt_chars += system + len(user)
 
     async def _categorize(
         self,

@@ -27,6 +27,7 @@ def _template(name: str) -> Template:
 
 STEP_TEMPLATE = _template("step.v1.txt")
 CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
+DERIVE_SYSTEM = _template("derive.v1.txt").substitute()
 
 
 @dataclass(frozen=True, slots=True)

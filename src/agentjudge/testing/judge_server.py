@@ -8,6 +8,8 @@ marker `[[score=0.25]]` or `[[category=context_loss]]` in the last message decid
 verdict (the last marker counts: a step comes after its context), otherwise a hash of the
 message does, so tests know the right answer. `[[fault=503]]` (or 429, 500, drop, hang)
 fails every request carrying it; `[[category_fault=...]]` only categorization requests.
+Asked for several criteria, it answers `{"scores": ...}` (`[[score.NAME=X]]` sets one);
+asked to derive criteria, it answers two (`[[rubric=bad]]` in the task gets an unusable one).
 
 Faults are deterministic too: the n-th arrival of the same request body fails when a hash
 of (body, n) falls under the fault's rate, so a retried request eventually gets through,
@@ -212,8 +214,26 @@ def expected_score(text: str) -> float:
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 1001 / 1000
 
 
+CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
+ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
+DERIVED = [
+    {"name": "correctness", "description": "The step is right for the task.", "weight": 3},
+    {"name": "efficiency", "description": "The step wastes no effort.", "weight": 1},
+]
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    messages = body.get("messages") or [{}]
+    return str(messages[0].get("content", ""))
+
+
 def _answer(body: dict[str, Any], malformed: Malformed | None) -> tuple[str, str]:
     text = _last_text(body)
+    system = _system_text(body)
+    if '{"criteria": [' in system and malformed is None:
+        # a request to derive criteria (auto scoring mode); `[[rubric=bad]]` gets a bad one
+        criteria: Any = "not a list" if "[[rubric=bad]]" in text else DERIVED
+        return json.dumps({"criteria": criteria}), "ok"
     if malformed == "non_json":
         return "I think this step is fine, maybe 0.7.", "non_json"
     if malformed == "no_score":
@@ -227,6 +247,12 @@ def _answer(body: dict[str, Any], malformed: Malformed | None) -> tuple[str, str
     if malformed == "empty":
         return "", "empty"
     verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": expected_score(text)}
+    asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
+    if asked:
+        # per-criterion scores: `[[score.NAME=X]]` markers, else the step's score
+        marked = dict(CRITERION_MARKER.findall(text))
+        scores = {n: float(marked[n]) if n in marked else verdict["score"] for n in asked}
+        verdict = {"reasoning": "scripted verdict", "scores": scores}
     categories = CATEGORY_MARKER.findall(text)
     if categories:
         verdict.update(category=categories[-1], confidence=0.9, rationale="scripted category")
