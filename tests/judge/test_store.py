@@ -126,3 +126,13 @@ def test_killed_run_resumes_without_repeating_completed_calls(tmp_path: Path) ->
         )
         assert baseline.wait(30) == 0
     assert json.loads(out.read_text()) == json.loads((tmp_path / "baseline.json").read_text())
+
+
+def test_a_damaged_store_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "v.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    store = VerdictStore(path)
+    assert len(store) == 0
+    assert [p.name.split("-")[0] for p in tmp_path.iterdir() if "damaged" in p.name] == [
+        "v.sqlite.damaged"
+    ]

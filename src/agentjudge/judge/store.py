@@ -53,12 +53,23 @@ class VerdictStore:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL survives a killed process (the case we resume from); only power loss
-        # can drop the last commits, which are then simply asked again.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(SCHEMA)
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError:
+            # A cache, not a record: one damaged (say by a power loss) is set aside, not fatal.
+            self.path.replace(self.path.with_name(f"{self.path.name}.damaged-{os.getpid()}"))
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        # Each verdict is committed on its own, so a killed process loses none. Without
+        # fsync (synchronous=OFF) a commit costs ~15 us instead of ~60 us per judge call;
+        # only an OS crash or power loss can then damage the file (handled above).
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute(SCHEMA)
+        db.execute("SELECT key FROM verdicts LIMIT 1").fetchall()
+        return db
 
     def get(self, key: str) -> tuple[Verdict, int, int] | None:
         """The verdict and its token counts, or None."""
