@@ -34,7 +34,13 @@ from agentjudge.judge.providers import FAKE_NOTICE, build_provider
 from agentjudge.judge.secrets import API_KEY_ENV, load_api_key
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import configure_exporter
-from agentjudge.report.results import results_document, summary_table, write_atomic
+from agentjudge.report.results import (
+    check_writable,
+    results_document,
+    summary_line,
+    summary_table,
+    write_atomic,
+)
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.scoring.config import ScoreConfig, load_config
 from agentjudge.scoring.criteria import resolve_criteria
@@ -254,7 +260,7 @@ def score(
         raise UsageError(
             "no input: name trajectory files or folders (or trajectory_path in --config)"
         )
-    return run_score(config, quiet=quiet or not sys.stderr.isatty())
+    return run_score(config, interactive=sys.stderr.isatty() and not quiet, quiet=quiet)
 
 
 @app.command("judge-server")
@@ -279,9 +285,15 @@ def judge_server(
     return EXIT_OK
 
 
-def run_score(config: ScoreConfig, quiet: bool) -> int:
-    """Resolve criteria and judge, run the job, write the results; return the exit code."""
+def run_score(config: ScoreConfig, interactive: bool, quiet: bool) -> int:
+    """Resolve criteria and judge, run the job, write the results; return the exit code.
+
+    On a terminal: a progress bar and a summary table. Otherwise (CI): one summary line on
+    stderr. `--quiet`: neither.
+    """
     started = datetime.now(UTC)
+    output = Path(config.output)
+    check_writable(output)  # before any judge call: never judge work that cannot be saved
     criteria = resolve_criteria(
         config.scoring_mode, config.rubric, config.reference_registry_path, config.reference_rubric
     )
@@ -313,7 +325,7 @@ def run_score(config: ScoreConfig, quiet: bool) -> int:
         TextColumn("steps · {task.fields[calls]} judge calls · {task.fields[tokens]} tokens"),
         TimeRemainingColumn(),
         console=console,
-        disable=quiet,
+        disable=not interactive,
         transient=True,
     ) as progress:
         task = progress.add_task("steps", total=job.steps_to_judge(roots), calls=0, tokens=0)
@@ -332,11 +344,13 @@ def run_score(config: ScoreConfig, quiet: bool) -> int:
         result = asyncio.run(go())
     judge_name = f"{provider.name}/{provider.model}"
     document = results_document(result, config, criteria, judge_name, notice, client.stats, started)
-    write_atomic(Path(config.output), document)
+    write_atomic(output, document)
     if store is not None:
         store.close()
-    if not quiet:
+    if interactive:
         summary_table(document, Console())
+    elif not quiet:
+        console.print(summary_line(document, output))
     if result.failed:
         return EXIT_JOB_FAILED
     overall = document["overall_score"]

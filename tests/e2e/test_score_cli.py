@@ -342,3 +342,26 @@ def test_auto_mode_falls_back_to_the_default_rubric(tmp_path: Path, server: Judg
     data = results(tmp_path / "out.json")
     assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (0, 1)
     assert data["trajectories"][0]["nodes"][0]["criteria"] == ["step_quality"]
+
+
+def test_ci_output_is_one_summary_line(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    run = score(runs, *judge_flags(server), "-o", "out.json", cwd=tmp_path)
+    assert run.returncode == 0
+    assert run.stdout == ""
+    assert run.stderr.strip() == (
+        "agentjudge score: succeeded; atif_overall_score=0.6000 atif_trajectory_count=2 "
+        "atif_failure_categorization_rate=1.0 atif_complete=true; results in out.json"
+    )
+    quiet = score(runs, *judge_flags(server), "--quiet", "-o", "out.json", cwd=tmp_path)
+    assert (quiet.stdout, quiet.stderr) == ("", "")
+
+
+def test_an_unwritable_output_fails_before_judging(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    run = score(runs, *judge_flags(server), "-o", blocker / "out.json", cwd=tmp_path)
+    assert run.returncode == 3
+    assert run.stderr.startswith(f"error: {blocker / 'out.json'}: cannot write the results here")
+    assert server.log == []

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from agentjudge import __version__
 from agentjudge.atif import Node
+from agentjudge.errors import UsageError
 from agentjudge.judge import ClientStats
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
@@ -187,6 +188,32 @@ def write_atomic(path: Path, document: dict[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_writable(path: Path) -> None:
+    """Fail now, with the fix, if the results file could not be written later."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+    except OSError as exc:
+        raise UsageError(
+            f"{path}: cannot write the results here ({exc.strerror}); choose another --output"
+        ) from None
+
+
+def summary_line(document: dict[str, Any], path: Path) -> str:
+    """One line for logs: status, the three metrics, completeness, where the results are."""
+    metrics = document["metrics"]
+    score = metrics["atif_overall_score"]
+    status = document["status"] + (f" ({document['error']['type']})" if document["error"] else "")
+    return (
+        f"agentjudge score: {status}; atif_overall_score="
+        f"{'-' if score is None else f'{score:.4f}'} atif_trajectory_count="
+        f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
+        f"{metrics['atif_failure_categorization_rate']} atif_complete="
+        f"{str(document['run_metadata']['atif_complete']).lower()}; results in {path}"
+    )
 
 
 def summary_table(document: dict[str, Any], console: Console) -> None:
