@@ -31,7 +31,7 @@ from agentjudge.errors import (
 )
 from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import FAKE_NOTICE, build_provider
-from agentjudge.judge.secrets import API_KEY_ENV, load_api_key
+from agentjudge.judge.secrets import API_KEY_ENV, load_api_key, redact_url
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import configure_exporter
 from agentjudge.report.results import (
@@ -351,6 +351,12 @@ def run_score(config: ScoreConfig, interactive: bool, quiet: bool) -> int:
         summary_table(document, Console())
     elif not quiet:
         console.print(summary_line(document, output))
+    stats = client.stats
+    if stats.calls and not stats.successes and config.judge_url:
+        console.print(
+            f"error: none of {stats.calls} judge calls got an answer from "
+            f"{redact_url(config.judge_url)}; check --judge-url and that the server is up"
+        )
     if result.failed:
         return EXIT_JOB_FAILED
     overall = document["overall_score"]

@@ -365,3 +365,14 @@ def test_an_unwritable_output_fails_before_judging(tmp_path: Path, server: Judge
     assert run.returncode == 3
     assert run.stderr.startswith(f"error: {blocker / 'out.json'}: cannot write the results here")
     assert server.log == []
+
+
+def test_unreachable_judge_says_so(tmp_path: Path, atif_fixtures: Path) -> None:
+    flags = ["--judge-max-attempts", "2", "--judge-initial-backoff-seconds", "0.01"]
+    url = "http://user:secret@127.0.0.1:9/v1"  # nothing listens on port 9 (discard)
+    run = score(atif_fixtures / "harbor-golden__t2-context-summarization", "--judge-url", url,
+                "--judge-model", "m", *flags, "-o", "out.json", cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 2
+    assert "got an answer from http://***@127.0.0.1:9/v1; check --judge-url" in run.stderr
+    assert "secret" not in run.stderr + (tmp_path / "out.json").read_text()
+    assert "Traceback" not in run.stderr

@@ -40,10 +40,10 @@ class AdaptiveLimit:
         try:
             await waiter
         except asyncio.CancelledError:
+            # A cancelled waiter stays in the queue (release skips it); removing it would
+            # cost O(waiters) each, and a fail-fast job cancels thousands at once.
             if waiter.done() and not waiter.cancelled():
                 self.release("other")  # the slot was granted as we were cancelled: pass it on
-            else:
-                self._waiters.remove(waiter)
             raise
 
     def release(self, outcome: Outcome) -> None:
