@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import time
 
 from agentjudge.judge import JudgeClient, JudgeRequest
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.request import Message
+from common import judge_server
 
 
 async def run(url: str, args: argparse.Namespace) -> dict[str, float | int]:
@@ -56,18 +55,8 @@ def main() -> None:
     parser.add_argument("--capacity", type=int, default=64)
     parser.add_argument("--concurrency", type=int, default=64)
     args = parser.parse_args()
-    command = [
-        sys.executable, "-m", "agentjudge", "judge-server", "--port", "0",
-        "--latency", str(args.latency), "--capacity", str(args.capacity),
-    ]  # fmt: skip
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as server:
-        try:
-            assert server.stdout is not None
-            line = server.stdout.readline()
-            url = line.split(" on ", 1)[1].split()[0]
-            print(json.dumps(asyncio.run(run(url, args))))
-        finally:
-            server.terminate()
+    with judge_server(args.latency, args.capacity) as url:
+        print(json.dumps(asyncio.run(run(url, args))))
 
 
 if __name__ == "__main__":

@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-from validate_throughput import tree_rss_kb
+from common import judge_server, tree_rss_kb
 
 
 def trajectory(index: int, steps: int) -> dict[str, Any]:
@@ -78,53 +77,44 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--capacity", type=int, default=64)
     args = parser.parse_args()
-    server_cmd = [
-        sys.executable, "-m", "agentjudge", "judge-server", "--port", "0",
-        "--latency", str(args.latency), "--capacity", str(args.capacity),
-    ]  # fmt: skip
     with (
         tempfile.TemporaryDirectory(prefix="agentjudge-bench-") as tmp,
-        subprocess.Popen(server_cmd, stdout=subprocess.PIPE, text=True) as server,
+        judge_server(args.latency, args.capacity) as url,
     ):
         folder = Path(tmp)
         runs = folder / "runs"
         runs.mkdir()
         for index in range(args.trajectories):
             (runs / f"t{index:05d}.json").write_text(json.dumps(trajectory(index, args.steps)))
-        assert server.stdout is not None
-        url = server.stdout.readline().split(" on ", 1)[1].split()[0]
-        try:
-            for label in ("first", "again"):
-                out = folder / f"{label}.json"
-                command = [
-                    sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
-                    "--judge-url", url, "--judge-model", "bench", "--concurrency-limit",
-                    str(args.capacity), "--cache", str(folder / "verdicts.sqlite"),
-                    "--judge-max-attempts", "20", "-o", str(out),
-                ]  # fmt: skip
-                seconds, peak = run(command)
-                result = json.loads(out.read_text())
-                judge = result["judge"]
-                ideal = judge["calls"] * args.latency / args.capacity
-                print(
-                    json.dumps(
-                        {
-                            "run": label,
-                            "steps": judge["steps_judged"],
-                            "seconds": round(seconds, 2),
-                            "efficiency": round(ideal / seconds, 3),
-                            "judge_calls": judge["calls"],
-                            "input_tokens": judge["input_tokens"],
-                            "output_tokens": judge["output_tokens"],
-                            "tokens_per_step": judge["input_tokens_per_step"],
-                            "shared_prefix_fraction": judge["shared_prefix_fraction"],
-                            "peak_rss_mb": round(peak, 1),
-                        }
-                    ),
-                    flush=True,
-                )
-        finally:
-            server.terminate()
+        for label in ("first", "again"):
+            out = folder / f"{label}.json"
+            command = [
+                sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
+                "--judge-url", url, "--judge-model", "bench", "--concurrency-limit",
+                str(args.capacity), "--cache", str(folder / "verdicts.sqlite"),
+                "--judge-max-attempts", "20", "-o", str(out),
+            ]  # fmt: skip
+            seconds, peak = run(command)
+            result = json.loads(out.read_text())
+            judge = result["judge"]
+            ideal = judge["calls"] * args.latency / args.capacity
+            print(
+                json.dumps(
+                    {
+                        "run": label,
+                        "steps": judge["steps_judged"],
+                        "seconds": round(seconds, 2),
+                        "efficiency": round(ideal / seconds, 3),
+                        "judge_calls": judge["calls"],
+                        "input_tokens": judge["input_tokens"],
+                        "output_tokens": judge["output_tokens"],
+                        "tokens_per_step": judge["input_tokens_per_step"],
+                        "shared_prefix_fraction": judge["shared_prefix_fraction"],
+                        "peak_rss_mb": round(peak, 1),
+                    }
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from common import tree_rss_kb
 
 
 def trajectory(index: int, steps: int) -> dict[str, Any]:
@@ -61,24 +62,6 @@ def trajectory(index: int, steps: int) -> dict[str, Any]:
         "steps": out,
         "final_metrics": {"total_steps": steps},
     }
-
-
-def tree_rss_kb(pid: int) -> int:
-    """Resident memory of a process and all its descendants (worker processes count too)."""
-    total, pending = 0, [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            with open(f"/proc/{current}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as children:
-                    pending.extend(int(c) for c in children.read().split())
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
 
 
 def main() -> None:

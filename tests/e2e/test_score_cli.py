@@ -299,23 +299,20 @@ def test_fail_under(tmp_path: Path, server: JudgeServer) -> None:
     assert (low.returncode, high.returncode) == (1, 0)  # flat score 0.6
 
 
+def score_auto(folder: Path, server: JudgeServer) -> dict[str, Any]:
+    flags = [*judge_flags(server), "--scoring-mode", "auto", "-o", "out.json"]
+    run = score(folder / "runs", *flags, cwd=folder)
+    assert run.returncode == 0, run.stderr
+    return results(folder / "out.json")
+
+
 def test_auto_mode_derives_criteria_once_per_task(tmp_path: Path, server: JudgeServer) -> None:
     for name in ("a", "b"):  # two trajectories, one task: criteria are derived once
         run_ = doc(2)
         run_["steps"][0]["message"] = "Refactor the parser"
         run_["steps"][1]["message"] = "edit [[score.correctness=1.0]] [[score.efficiency=0.0]]"
         write(tmp_path / "runs" / f"{name}.json", run_)
-    run = score(
-        tmp_path / "runs",
-        *judge_flags(server),
-        "--scoring-mode",
-        "auto",
-        "-o",
-        "out.json",
-        cwd=tmp_path,
-    )
-    assert run.returncode == 0, run.stderr
-    data = results(tmp_path / "out.json")
+    data = score_auto(tmp_path, server)
     assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (1, 0)
     node = data["trajectories"][0]["nodes"][0]
     assert node["criteria"] == ["correctness", "efficiency"]
@@ -329,17 +326,7 @@ def test_auto_mode_falls_back_to_the_default_rubric(tmp_path: Path, server: Judg
     run_ = doc(2)
     run_["steps"][0]["message"] = "Do it [[rubric=bad]]"
     write(tmp_path / "runs" / "a.json", run_)
-    run = score(
-        tmp_path / "runs",
-        *judge_flags(server),
-        "--scoring-mode",
-        "auto",
-        "-o",
-        "out.json",
-        cwd=tmp_path,
-    )
-    assert run.returncode == 0, run.stderr
-    data = results(tmp_path / "out.json")
+    data = score_auto(tmp_path, server)
     assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (0, 1)
     assert data["trajectories"][0]["nodes"][0]["criteria"] == ["step_quality"]
 
