@@ -79,7 +79,6 @@ class FileInfo:
     path: Path
     root: Path
     display: str
-    size: int
     sha256: str
     traj: TrajInfo | None
     problems: tuple[Problem, ...] = ()
@@ -125,20 +124,19 @@ def index_file(path: Path, root: Path, display: str, max_file_bytes: int) -> Fil
                 path,
                 root,
                 display,
-                size,
                 "limit.max_file_bytes",
                 f"file is {size} bytes, more than max_file_bytes={max_file_bytes}; raise the "
                 "limit (--max-file-bytes) or split the trajectory",
             )
         data = path.read_bytes()
     except OSError as exc:
-        return _invalid(path, root, display, 0, "file.unreadable", f"cannot read: {exc.strerror}")
+        return _invalid(path, root, display, "file.unreadable", f"cannot read: {exc.strerror}")
     digest = hashlib.sha256(data).hexdigest()
     try:
         traj = parse_trajectory(data, display)
     except InputError as exc:
-        return FileInfo(path, root, display, len(data), digest, None, exc.problems)
-    return FileInfo(path, root, display, len(data), digest, summarize(traj, "$"))
+        return FileInfo(path, root, display, digest, None, exc.problems)
+    return FileInfo(path, root, display, digest, summarize(traj, "$"))
 
 
 def summarize(traj: Trajectory, pointer: str) -> TrajInfo:
@@ -223,5 +221,5 @@ def _parent_step(spawners: list[tuple[int, int]], first_index: int) -> int | Non
     return parent
 
 
-def _invalid(path: Path, root: Path, display: str, size: int, rule: str, message: str) -> FileInfo:
-    return FileInfo(path, root, display, size, "", None, (Problem(display, "$", rule, message),))
+def _invalid(path: Path, root: Path, display: str, rule: str, message: str) -> FileInfo:
+    return FileInfo(path, root, display, "", None, (Problem(display, "$", rule, message),))

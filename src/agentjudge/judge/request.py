@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentjudge.judge.verdict import (
@@ -36,7 +36,6 @@ class JudgeRequest:
     max_tokens: int = 512
     answer: AnswerKind = "score"
     criteria: tuple[str, ...] = ()
-    tag: str = field(default="", compare=False)
 
     def parse(self, content: str) -> Verdict:
         """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""

@@ -70,6 +70,9 @@ def results_document(
             "cache_hits": stats.cache_hits,
             "input_tokens": stats.input_tokens,
             "output_tokens": stats.output_tokens,
+            "mean_latency_ms": (
+                round(stats.latency_seconds * 1000 / stats.calls, 1) if stats.calls else None
+            ),
             "steps_judged": result.step_requests,
             "input_tokens_per_step": (
                 round(result.step_input_tokens / result.step_requests, 1)
