@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from datetime import UTC, datetime
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +18,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge import __version__
-from agentjudge.atif import Limits, load_trees
+from agentjudge.api import score_trajectories
+from agentjudge.atif import Limits, Node, load_trees
 from agentjudge.errors import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
@@ -30,21 +31,11 @@ from agentjudge.errors import (
     UsageError,
 )
 from agentjudge.judge import JudgeClient
-from agentjudge.judge.providers import FAKE_NOTICE, build_provider
-from agentjudge.judge.secrets import API_KEY_ENV, load_api_key, redact_url
-from agentjudge.judge.store import VerdictStore, default_store_path
-from agentjudge.judge.telemetry import configure_exporter
-from agentjudge.report.results import (
-    check_writable,
-    results_document,
-    summary_line,
-    summary_table,
-    write_atomic,
-)
+from agentjudge.judge.providers import FAKE_NOTICE
+from agentjudge.judge.secrets import API_KEY_ENV, redact_url
+from agentjudge.report.results import summary_line, summary_table
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.scoring.config import ScoreConfig, load_config
-from agentjudge.scoring.criteria import resolve_criteria
-from agentjudge.scoring.job import JobResult, ScoringJob
 
 app = typer.Typer(
     name="agentjudge",
@@ -286,39 +277,13 @@ def judge_server(
 
 
 def run_score(config: ScoreConfig, interactive: bool, quiet: bool) -> int:
-    """Resolve criteria and judge, run the job, write the results; return the exit code.
+    """Run the job and report it; return the exit code.
 
     On a terminal: a progress bar and a summary table. Otherwise (CI): one summary line on
     stderr. `--quiet`: neither.
     """
-    started = datetime.now(UTC)
-    output = Path(config.output)
-    check_writable(output)  # before any judge call: never judge work that cannot be saved
-    criteria = resolve_criteria(
-        config.scoring_mode, config.rubric, config.reference_registry_path, config.reference_rubric
-    )
-    api_key = (
-        load_api_key(config.judge_api_key_file) if config.judge == "openai-compatible" else None
-    )
-    provider = build_provider(config.judge, config.judge_url, config.judge_model, api_key)
-    notice = None if provider.quality_signal else FAKE_NOTICE
-    store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
-    client = JudgeClient(
-        provider,
-        concurrency=config.concurrency_limit,
-        timeout=config.judge_timeout_seconds,
-        max_attempts=config.judge_max_attempts,
-        initial_backoff=config.judge_initial_backoff_seconds,
-        max_requests=config.max_judge_requests,
-        store=store,
-    )
     console = Console(stderr=True, soft_wrap=True)
-    if notice:
-        console.print(f"[yellow]note:[/yellow] {notice}")
-    job = ScoringJob(config, criteria, client)
-    roots = job.load()
-    configure_exporter()  # after loading: its export thread would make loading use forkserver
-    with Progress(
+    bar = Progress(
         TextColumn("scoring"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -327,31 +292,28 @@ def run_score(config: ScoreConfig, interactive: bool, quiet: bool) -> int:
         console=console,
         disable=not interactive,
         transient=True,
-    ) as progress:
-        task = progress.add_task("steps", total=job.steps_to_judge(roots), calls=0, tokens=0)
+    )
+
+    def progress(roots: list[Node], total: int, client: JudgeClient) -> Callable[[int], None]:
+        # called once the configuration, the judge and the input are known to be usable
+        if not client.provider.quality_signal:
+            console.print(f"[yellow]note:[/yellow] {FAKE_NOTICE}")
+        task = bar.add_task("steps", total=total, calls=0, tokens=0)
         stats = client.stats
 
         def advance(steps: int) -> None:
             tokens = stats.input_tokens + stats.output_tokens
-            progress.update(task, advance=steps, calls=stats.calls, tokens=tokens)
+            bar.update(task, advance=steps, calls=stats.calls, tokens=tokens)
 
-        job.on_step = advance
+        return advance
 
-        async def go() -> JobResult:
-            async with client:
-                return await job.run(roots)
-
-        result = asyncio.run(go())
-    judge_name = f"{provider.name}/{provider.model}"
-    document = results_document(result, config, criteria, judge_name, notice, client.stats, started)
-    write_atomic(output, document)
-    if store is not None:
-        store.close()
+    with bar:
+        run = score_trajectories(config, progress=progress)
+    document, result, stats = run.document, run.result, run.stats
     if interactive:
         summary_table(document, Console())
     elif not quiet:
-        console.print(summary_line(document, output))
-    stats = client.stats
+        console.print(summary_line(document, run.output))
     if stats.calls and not stats.successes and config.judge_url:
         console.print(
             f"error: none of {stats.calls} judge calls got an answer from "

@@ -1,0 +1,86 @@
+"""The Python API: what the CLI and the eval-hub adapter call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agentjudge.atif import Node
+from agentjudge.judge import ClientStats, JudgeClient
+from agentjudge.judge.providers import FAKE_NOTICE, build_provider
+from agentjudge.judge.secrets import load_api_key
+from agentjudge.judge.store import VerdictStore, default_store_path
+from agentjudge.judge.telemetry import configure_exporter
+from agentjudge.report.results import check_writable, results_document, write_atomic
+from agentjudge.scoring.config import ScoreConfig
+from agentjudge.scoring.criteria import resolve_criteria
+from agentjudge.scoring.job import JobResult, ScoringJob
+
+# (roots, steps to judge, the job) -> a callback taking the steps judged so far
+Progress = Callable[[list[Node], int, JudgeClient], Callable[[int], None]]
+
+
+@dataclass
+class ScoreRun:
+    """A finished scoring job: its results document (as written) and the judge's counters."""
+
+    document: dict[str, Any]
+    result: JobResult
+    stats: ClientStats
+    output: Path
+    notice: str | None
+
+
+def score_trajectories(
+    config: ScoreConfig,
+    api_key: str | None = None,
+    progress: Progress | None = None,
+    on_loaded: Callable[[int], None] | None = None,
+) -> ScoreRun:
+    """Run a scoring job and write its results file; raise `UsageError`/`InputError` for
+    configuration or input that cannot run. `api_key` overrides the configured key source."""
+    started = datetime.now(UTC)
+    output = Path(config.output)
+    check_writable(output)  # before any judge call: never judge work that cannot be saved
+    criteria = resolve_criteria(
+        config.scoring_mode, config.rubric, config.reference_registry_path, config.reference_rubric
+    )
+    if api_key is None and config.judge == "openai-compatible":
+        api_key = load_api_key(config.judge_api_key_file)
+    provider = build_provider(config.judge, config.judge_url, config.judge_model, api_key)
+    notice = None if provider.quality_signal else FAKE_NOTICE
+    store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
+    client = JudgeClient(
+        provider,
+        concurrency=config.concurrency_limit,
+        timeout=config.judge_timeout_seconds,
+        max_attempts=config.judge_max_attempts,
+        initial_backoff=config.judge_initial_backoff_seconds,
+        max_requests=config.max_judge_requests,
+        store=store,
+    )
+    job = ScoringJob(config, criteria, client)
+    roots = job.load()
+    if on_loaded is not None:
+        on_loaded(len(roots))
+    configure_exporter()  # after loading: its export thread would make loading use forkserver
+    if progress is not None:
+        job.on_step = progress(roots, job.steps_to_judge(roots), client)
+
+    async def go() -> JobResult:
+        async with client:
+            return await job.run(roots)
+
+    try:
+        result = asyncio.run(go())
+    finally:
+        if store is not None:
+            store.close()
+    judge_name = f"{provider.name}/{provider.model}"
+    document = results_document(result, config, criteria, judge_name, notice, client.stats, started)
+    write_atomic(output, document)
+    return ScoreRun(document, result, client.stats, output, notice)
