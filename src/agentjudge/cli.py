@@ -254,6 +254,18 @@ def score(
     return run_score(config, interactive=sys.stderr.isatty() and not quiet, quiet=quiet)
 
 
+@app.command()
+def evalhub() -> int:
+    """Run as an eval-hub adapter: the job spec is read from EVALHUB_JOB_SPEC_PATH."""
+    try:
+        from agentjudge.integrations.evalhub import main as adapter_main
+    except ImportError:
+        raise UsageError(
+            "the eval-hub adapter needs eval-hub-sdk: pip install 'agentjudge[evalhub]'"
+        ) from None
+    return adapter_main()
+
+
 @app.command("judge-server")
 def judge_server(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8000,

@@ -1,0 +1,1 @@
+"""Ways to run agentjudge inside other systems (eval-hub)."""
