@@ -33,6 +33,7 @@ from agentjudge.errors import (
 from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import FAKE_NOTICE
 from agentjudge.judge.secrets import API_KEY_ENV, redact_url
+from agentjudge.report.mlflow import log_run
 from agentjudge.report.results import summary_line, summary_table
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -206,6 +207,13 @@ def score(
     judge_api_key_file: Annotated[
         str | None, _opt("--judge-api-key-file", f"File holding the key [else ${API_KEY_ENV}].")
     ] = None,
+    mlflow_tracking_uri: Annotated[
+        str | None,
+        _opt("--mlflow-tracking-uri", "Also log the run (params, metrics, details) to MLflow."),
+    ] = None,
+    mlflow_experiment: Annotated[
+        str, typer.Option("--mlflow-experiment", help="MLflow experiment name.")
+    ] = "agentjudge",
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")
     ] = False,
@@ -251,7 +259,8 @@ def score(
         raise UsageError(
             "no input: name trajectory files or folders (or trajectory_path in --config)"
         )
-    return run_score(config, interactive=sys.stderr.isatty() and not quiet, quiet=quiet)
+    interactive = sys.stderr.isatty() and not quiet
+    return run_score(config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment)
 
 
 @app.command()
@@ -288,7 +297,13 @@ def judge_server(
     return EXIT_OK
 
 
-def run_score(config: ScoreConfig, interactive: bool, quiet: bool) -> int:
+def run_score(
+    config: ScoreConfig,
+    interactive: bool,
+    quiet: bool,
+    mlflow_uri: str | None = None,
+    mlflow_experiment: str = "agentjudge",
+) -> int:
     """Run the job and report it; return the exit code.
 
     On a terminal: a progress bar and a summary table. Otherwise (CI): one summary line on
@@ -322,6 +337,9 @@ def run_score(config: ScoreConfig, interactive: bool, quiet: bool) -> int:
     with bar:
         run = score_trajectories(config, progress=progress)
     document, result, stats = run.document, run.result, run.stats
+    if mlflow_uri:
+        run_id = log_run(document, mlflow_uri, mlflow_experiment)
+        console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
     if interactive:
         summary_table(document, Console())
     elif not quiet:

@@ -1,0 +1,70 @@
+"""Servers the end-to-end tests start on 127.0.0.1: helpers, and an MLflow server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+MLFLOW = Path(sys.executable).parent / "mlflow"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{url} did not come up in {seconds}s")
+
+
+def start(
+    command: list[str], log: Path, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env, start_new_session=True
+        )
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(15)
+
+
+@pytest.fixture(scope="session")
+def mlflow_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("mlflow")
+    port = free_port()
+    command = [
+        str(MLFLOW), "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+        "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}",
+        "--artifacts-destination", str(folder / "artifacts"), "--serve-artifacts",
+    ]  # fmt: skip
+    proc = start(command, folder / "mlflow.log", folder)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/health", 120)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(proc)
