@@ -371,8 +371,13 @@ def main(argv: list[str] | None = None) -> int:
         typer.echo(f"error: {exc}", err=True)
         return exc.exit_code
     except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        return EXIT_INTERRUPTED
+        result = EXIT_INTERRUPTED
+    if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this code itself
+        typer.echo(
+            "interrupted: nothing was written; judged steps are kept in the verdict store, "
+            "so running the same command again resumes",
+            err=True,
+        )
     return result if isinstance(result, int) else EXIT_OK
 
 

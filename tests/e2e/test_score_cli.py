@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -363,3 +365,24 @@ def test_unreachable_judge_says_so(tmp_path: Path, atif_fixtures: Path) -> None:
     assert "got an answer from http://***@127.0.0.1:9/v1; check --judge-url" in run.stderr
     assert "secret" not in run.stderr + (tmp_path / "out.json").read_text()
     assert "Traceback" not in run.stderr
+
+
+def test_ctrl_c_exits_130_and_writes_nothing(tmp_path: Path) -> None:
+    for index in range(20):
+        write(tmp_path / "runs" / f"t{index}.json", doc(10))
+    env = {**os.environ, "AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache")}
+    with JudgeServer(Script(latency=0.3, capacity=2)) as slow:
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(tmp_path / "runs"),
+            "--judge-url", slow.base_url, "--judge-model", "m", "-o", "out.json",
+        ]  # fmt: skip
+        proc = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not slow.log and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().startswith("interrupted: nothing was written")
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()
