@@ -230,7 +230,9 @@ class ScoringJob:
         self, node: Node, found: NodeSteps, rubric: Rubric
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         several = len(rubric.criteria) > 1
-        planned = self._plan(found, node.trajectory_id, rubric)
+        # each context step quoted once, shared by every request that shows it
+        quoted = [quote_context(v.data) for v in found.steps]
+        planned = self._plan(found, node.trajectory_id, rubric, quoted)
         if not planned:
             return NodeOutcome("scored"), []
         outcomes = await asyncio.gather(*(self.client.judge(req) for _, req, _ in planned))
@@ -249,7 +251,7 @@ class ScoringJob:
             details.append(self._detail(view, score, outcome))
         if error is not None:
             return self._fail(node, error), details
-        details = await self._categorize(found, planned, details)
+        details = await self._categorize(found, planned, details, quoted)
         categories = tuple(
             d.category or "uncategorized" for d in details if d.categorization_status
         )
@@ -261,7 +263,7 @@ class ScoringJob:
         return NodeOutcome("failed", reason=reason)
 
     def _plan(
-        self, found: NodeSteps, trajectory_id: str | None, rubric: Rubric
+        self, found: NodeSteps, trajectory_id: str | None, rubric: Rubric, quoted: list[str]
     ) -> list[tuple[StepView, JudgeRequest, list[int]]]:
         """The step requests of a node, with the indexes of each one's context steps."""
         system = self._system(rubric)
@@ -270,7 +272,6 @@ class ScoringJob:
         answer = self.criteria.reference_for(found.reference_id, trajectory_id)
         reference = quote(answer) if answer is not None else None
         task = quote(found.task)
-        quoted = [quote_context(v.data) for v in found.steps]
         out = []
         previous = ""
         for index, view in enumerate(found.steps):
@@ -301,6 +302,7 @@ class ScoringJob:
         found: NodeSteps,
         planned: list[tuple[StepView, JudgeRequest, list[int]]],
         details: list[StepDetail],
+        quoted: list[str],
     ) -> list[StepDetail]:
         threshold = self.config.failure_threshold
         wanted = [i for i, d in enumerate(details) if d.score is not None and d.score < threshold]
@@ -312,7 +314,7 @@ class ScoringJob:
             view, _, context = planned[i]
             score = details[i].score
             assert score is not None
-            lines = [quote_context(found.steps[c].data) for c in context]
+            lines = [quoted[c] for c in context]
             user = category_prompt(task, lines, quote(view.data), score)
             requests.append(
                 JudgeRequest(
