@@ -122,7 +122,8 @@ class ScoringJob:
         return list(load_trees(self.config.trajectory_path, self.config.limits()))
 
     def steps_to_judge(self, roots: Sequence[Node]) -> int:
-        """How many step-scoring calls the job will make (for a progress bar)."""
+        """How many steps the job will go through (the progress bar's total; with
+        `scored_frames=agent` some of them are skipped rather than judged)."""
         return sum(
             node.steps
             for root in roots
@@ -202,6 +203,7 @@ class ScoringJob:
         if self.criteria.mode == "auto":
             rubric = await self._derive(found.task)
         outcome, details = await self._judge_steps(node, found, rubric)
+        self.on_step(node.steps)  # counted as in steps_to_judge, whatever scored_frames skips
         return outcome, details, tuple(c.name for c in rubric.criteria)
 
     async def _derive(self, task: str) -> Rubric:
@@ -236,7 +238,6 @@ class ScoringJob:
         if not planned:
             return NodeOutcome("scored"), []
         outcomes = await asyncio.gather(*(self.client.judge(req) for _, req, _ in planned))
-        self.on_step(len(planned))
         details: list[StepDetail] = []
         scores: list[float] = []
         error: str | None = None
