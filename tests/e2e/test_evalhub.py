@@ -66,8 +66,6 @@ def trajectories(folder: Path, second_step: str) -> Path:
     child = doc(2)
     child["steps"][1]["message"] = "looked [[score=0.75]]"
     write(folder / "runs" / "child.json", child)
-    for step_ in (root["steps"][0], child["steps"][0]):
-        assert step_["source"] == "user"
     return folder / "runs"
 
 
@@ -116,7 +114,8 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
     job = outcome["job"]
     assert job["status"]["state"] == "completed", outcome["logs"]
     (bench,) = job["results"]["benchmarks"]
-    # root own 0.25*... : root steps 1 (hash), 0.5, 0.25; hierarchical = root aggregate
+    # the root's first step scores by hash, so the overall score is only range-checked here;
+    # exact numbers are the score CLI tests' job
     metrics = bench["metrics"]
     assert metrics["atif_trajectory_count"] == 1
     assert metrics["atif_failure_categorization_rate"] == 1.0

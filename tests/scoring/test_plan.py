@@ -82,7 +82,7 @@ def test_requests_of_a_block_share_a_prefix(tmp_path: Path) -> None:
     )
     job, _ = capture_job(tmp_path, context_steps=6)
     run(job)
-    acc = job._accounting
+    acc = job.accounting
     assert acc.step_requests == 30
     assert acc.prefix_chars / acc.prompt_chars > 0.5
 

@@ -40,6 +40,7 @@ def results_document(
 ) -> dict[str, Any]:
     """The results JSON: metrics, run parameters and metadata, provenance, and details."""
     metrics = result.metrics
+    acc = result.accounting
     overall = metrics.overall_score if metrics else None
     return {
         "schema": RESULTS_SCHEMA,
@@ -73,22 +74,20 @@ def results_document(
             "mean_latency_ms": (
                 round(stats.latency_seconds * 1000 / stats.calls, 1) if stats.calls else None
             ),
-            "steps_judged": result.step_requests,
+            "steps_judged": acc.step_requests,
             "input_tokens_per_step": (
-                round(result.step_input_tokens / result.step_requests, 1)
-                if result.step_requests
-                else None
+                round(acc.step_input_tokens / acc.step_requests, 1) if acc.step_requests else None
             ),
             "shared_prefix_fraction": (
-                round(result.prefix_chars / result.prompt_chars, 4) if result.prompt_chars else None
+                round(acc.prefix_chars / acc.prompt_chars, 4) if acc.prompt_chars else None
             ),
         },
         "criteria": {
             "mode": criteria.mode,
             "rubric": criteria.rubric.model_dump(mode="json"),
             "references": sorted(criteria.references),
-            "auto_derived": result.auto_derived,
-            "auto_fallbacks": result.auto_fallbacks,
+            "auto_derived": acc.auto_derived,
+            "auto_fallbacks": acc.auto_fallbacks,
         },
         "trajectories": [_tree(tree) for tree in result.trees],
     }

@@ -68,13 +68,10 @@ class TreeResult:
 
 
 @dataclass
-class JobResult:
-    """Everything the reporters need."""
+class Accounting:
+    """What the job counts besides the judge client: step requests, their input tokens,
+    how much of their prompts repeats the previous request's, and auto-mode rubrics."""
 
-    trees: list[TreeResult]
-    metrics: CollectionMetrics | None
-    failed: str | None  # why the job failed (a fixed error type), None when it succeeded
-    complete: bool
     step_requests: int = 0
     step_input_tokens: int = 0
     prefix_chars: int = 0
@@ -83,19 +80,21 @@ class JobResult:
     auto_fallbacks: int = 0
 
 
-class _FailFast(Exception):
-    def __init__(self, node_id: str, reason: str) -> None:
-        super().__init__(reason)
-        self.node_id = node_id
-        self.reason = reason
-
-
 @dataclass
-class _Accounting:
-    step_requests: int = 0
-    step_input_tokens: int = 0
-    prefix_chars: int = 0
-    prompt_chars: int = 0
+class JobResult:
+    """Everything the reporters need."""
+
+    trees: list[TreeResult]
+    metrics: CollectionMetrics | None
+    failed: str | None  # why the job failed (a fixed error type), None when it succeeded
+    complete: bool
+    accounting: Accounting
+
+
+class _FailFast(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass
@@ -106,10 +105,9 @@ class ScoringJob:
     criteria: Criteria
     client: JudgeClient
     on_step: Callable[[int], None] = field(default=lambda _: None)
-    _accounting: _Accounting = field(default_factory=_Accounting)
+    accounting: Accounting = field(default_factory=Accounting)
     _systems: dict[Rubric, str] = field(default_factory=dict)
     _derived: dict[str, asyncio.Future[Rubric]] = field(default_factory=dict)
-    _auto: list[int] = field(default_factory=lambda: [0, 0])  # derived, fell back
 
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
@@ -163,18 +161,8 @@ class ScoringJob:
         complete = failed is None and all(
             a.status == "scored" and a.complete for t in trees for a in t.aggregates
         )
-        acc = self._accounting
         return JobResult(
-            trees,
-            metrics if failed is None else None,
-            failed,
-            complete,
-            acc.step_requests,
-            acc.step_input_tokens,
-            acc.prefix_chars,
-            acc.prompt_chars,
-            self._auto[0],
-            self._auto[1],
+            trees, metrics if failed is None else None, failed, complete, self.accounting
         )
 
     async def _score_tree(self, root: Node) -> TreeResult:
@@ -223,9 +211,9 @@ class ScoringJob:
         outcome = await self.client.judge(request)
         rubric = derived_rubric(outcome.verdict.fields["criteria"]) if outcome.verdict else None
         if rubric is None:
-            self._auto[1] += 1
+            self.accounting.auto_fallbacks += 1
             return self.criteria.rubric
-        self._auto[0] += 1
+        self.accounting.auto_derived += 1
         return rubric
 
     async def _judge_steps(
@@ -242,7 +230,7 @@ class ScoringJob:
         scores: list[float] = []
         error: str | None = None
         for (view, _, _), outcome in zip(planned, outcomes, strict=True):
-            self._accounting.step_input_tokens += outcome.input_tokens
+            self.accounting.step_input_tokens += outcome.input_tokens
             if outcome.verdict is None:
                 error = error or ("protocol_error" if outcome.protocol else "judge_error")
                 details.append(self._detail(view, None, outcome))
@@ -260,7 +248,7 @@ class ScoringJob:
 
     def _fail(self, node: Node, reason: str) -> NodeOutcome:
         if self.config.partial_result_policy == "fail_fast":
-            raise _FailFast(node.id, reason)
+            raise _FailFast(reason)
         return NodeOutcome("failed", reason=reason)
 
     def _plan(
@@ -290,7 +278,7 @@ class ScoringJob:
         return out
 
     def _account_prefix(self, system: int, previous: str, user: str) -> None:
-        acc = self._accounting
+        acc = self.accounting
         acc.step_requests += 1
         shared = system
         if previous:
