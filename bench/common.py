@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 
 @contextmanager
@@ -40,3 +42,31 @@ def tree_rss_kb(pid: int) -> int:
         except (FileNotFoundError, ProcessLookupError):
             continue
     return total
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A finished command: its exit code, output, wall time and peak memory (with children)."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+    peak_rss_mb: float
+
+    def tail(self) -> str:
+        """The end of what the command printed, for a failure message."""
+        return f"{self.stdout[-2000:]!r} {self.stderr[-2000:]!r}"
+
+
+def measure(command: list[str], interval: float = 0.02) -> Measured:
+    """Run `command`, sampling the resident memory of it and its children while it runs."""
+    start = time.perf_counter()
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        peak_kb = 0
+        while proc.poll() is None:
+            peak_kb = max(peak_kb, tree_rss_kb(proc.pid))
+            time.sleep(interval)
+        out, err = proc.communicate()
+    seconds = time.perf_counter() - start
+    return Measured(proc.returncode, out, err, seconds, round(peak_kb / 1024, 1))

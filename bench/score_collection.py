@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from common import judge_server, tree_rss_kb
+from common import judge_server, measure
 
 
 def trajectory(index: int, steps: int) -> dict[str, Any]:
@@ -58,16 +56,10 @@ def trajectory(index: int, steps: int) -> dict[str, Any]:
 
 
 def run(command: list[str]) -> tuple[float, float]:
-    start = time.perf_counter()
-    peak = 0
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
-        while proc.poll() is None:
-            peak = max(peak, tree_rss_kb(proc.pid))
-            time.sleep(0.05)
-        err = proc.stderr.read() if proc.stderr else b""
-    if proc.returncode not in (0, 1):
-        sys.exit(f"score failed ({proc.returncode}): {err[-2000:]!r}")
-    return time.perf_counter() - start, peak / 1024
+    done = measure(command, interval=0.05)
+    if done.returncode not in (0, 1):
+        sys.exit(f"score failed ({done.returncode}): {done.tail()}")
+    return done.seconds, done.peak_rss_mb
 
 
 def main() -> None:

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from common import tree_rss_kb
+from common import measure
 
 
 def trajectory(index: int, steps: int) -> dict[str, Any]:
@@ -79,25 +77,18 @@ def main() -> None:
             sys.executable, "-m", "agentjudge", "validate", "--quiet",
             "--max-trajectory-files", str(args.files), str(folder),
         ]  # fmt: skip
-        start = time.perf_counter()
-        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-            peak_kb = 0
-            while proc.poll() is None:
-                peak_kb = max(peak_kb, tree_rss_kb(proc.pid))
-                time.sleep(0.05)
-            out, err = proc.communicate()
-        seconds = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"validate failed ({proc.returncode}): {out[-2000:]!r} {err[-2000:]!r}")
+        done = measure(command, interval=0.05)
+    if done.returncode != 0:
+        sys.exit(f"validate failed ({done.returncode}): {done.tail()}")
     steps = args.files * args.steps
     print(
         json.dumps(
             {
                 "files": args.files,
                 "steps": steps,
-                "seconds": round(seconds, 3),
-                "steps_per_second": round(steps / seconds),
-                "peak_rss_mb": round(peak_kb / 1024, 1),
+                "seconds": round(done.seconds, 3),
+                "steps_per_second": round(steps / done.seconds),
+                "peak_rss_mb": done.peak_rss_mb,
             }
         )
     )

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentjudge.judge.scaled import parse_scaled_verdict
 from agentjudge.judge.verdict import (
     Verdict,
     parse_category,
@@ -16,7 +17,7 @@ from agentjudge.judge.verdict import (
 )
 
 Role = Literal["system", "user", "assistant"]
-AnswerKind = Literal["score", "category", "rubric"]
+AnswerKind = Literal["score", "category", "rubric", "scaled"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class JudgeRequest:
     max_tokens: int = 512
     answer: AnswerKind = "score"
     criteria: tuple[str, ...] = ()
+    scale: float | None = None  # for `scaled` answers: scores run from 1 to `scale`
 
     def parse(self, content: str) -> Verdict:
         """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
@@ -43,6 +45,8 @@ class JudgeRequest:
             return parse_category(content)
         if self.answer == "rubric":
             return parse_rubric(content)
+        if self.answer == "scaled":
+            return parse_scaled_verdict(content, self.scale or 0.0)
         if self.criteria:
             return parse_criteria_verdict(content, self.criteria)
         return parse_verdict(content)
@@ -56,7 +60,8 @@ class JudgeRequest:
         digest = hashlib.sha256()
         schema = json.dumps(self.response_schema, sort_keys=True)
         parts = [provider, model, self.prompt_version, self.answer, schema]
-        parts += [repr(self.temperature), repr(self.max_tokens), *self.criteria, "|"]
+        parts += [repr(self.temperature), repr(self.max_tokens), repr(self.scale)]
+        parts += [*self.criteria, "|"]
         for message in self.messages:
             parts += [message.role, message.content]
         for part in parts:

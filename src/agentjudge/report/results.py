@@ -6,9 +6,6 @@ rationales are cut to 2,000 characters, and the judge is named by provider/model
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +15,6 @@ from rich.table import Table
 
 from agentjudge import __version__
 from agentjudge.atif import Node
-from agentjudge.errors import UsageError
 from agentjudge.judge import ClientStats
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
@@ -174,34 +170,6 @@ def _step(step: StepDetail) -> dict[str, Any]:
         "categorization_status": step.categorization_status,
         "category_rationale": step.category_rationale,
     }
-
-
-def write_atomic(path: Path, document: dict[str, Any]) -> None:
-    """Write to a temporary file beside `path`, then rename: never a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            # one line: json's C encoder (indent= falls back to its slow Python encoder,
-            # seconds for a large job); `jq .` pretty-prints it
-            out.write(json.dumps(document, ensure_ascii=False))
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def check_writable(path: Path) -> None:
-    """Fail now, with the fix, if the results file could not be written later."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
-            pass
-    except OSError as exc:
-        raise UsageError(
-            f"{path}: cannot write the results here ({exc.strerror}); choose another --output"
-        ) from None
 
 
 def summary_line(document: dict[str, Any], path: Path) -> str:

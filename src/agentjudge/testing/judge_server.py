@@ -72,6 +72,7 @@ class JudgeServer:
         self.log: list[LoggedRequest] = []
         self._arrivals: Counter[str] = Counter()
         self._in_flight = 0
+        self.peak_in_flight = 0  # most requests being answered at once
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -137,6 +138,7 @@ class JudgeServer:
             full = script.capacity is not None and self._in_flight >= script.capacity
             if not full:
                 self._in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         if full:
             self._record(digest, arrival, "429_capacity", body)
             return _error(429, "server at capacity", retry_after=script.retry_after)

@@ -1,0 +1,321 @@
+"""`agentjudge grade`: load → plan → checks → judges and custom metrics → gate → results.
+
+Every configuration problem (bad dataset, traces, config, unknown metric, no threshold,
+no usable judge) is raised before the first judge call, and nothing is written then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentjudge.cases import gate, notices
+from agentjudge.cases.config import EvalConfig, load_config
+from agentjudge.cases.custom import run_custom
+from agentjudge.cases.dataset import Case, Dataset, cases_from_raw, load_dataset
+from agentjudge.cases.expect import normalise_expect
+from agentjudge.cases.judging import JudgeIdentity, judge_request, resolve_identity
+from agentjudge.cases.project import (
+    DATASETS_DIR,
+    DEFAULT_CONFIG,
+    DEFAULT_DATASET,
+    RESULTS_DIR,
+    find_root,
+    identity,
+    json_files,
+    output_path,
+    settings,
+)
+from agentjudge.cases.traces import TraceSet, load_traces, trace_files
+from agentjudge.cases.transcript import RenderedCase, fill_prompt, judge_notes, render_case
+from agentjudge.errors import UsageError
+from agentjudge.judge.request import JudgeRequest
+from agentjudge.report.files import check_writable, write_atomic
+
+if TYPE_CHECKING:
+    from agentjudge.judge.client import ClientStats
+
+DEFAULT_JUDGE_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class GradeOptions:
+    """What `agentjudge grade` was asked to do (the flags graph-agents-cli passes, and ours)."""
+
+    traces: str | None = None
+    dataset: str | None = None
+    config: str | None = None
+    output: str | None = None
+    judge_provider: str | None = None
+    judge_model: str | None = None
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT
+    concurrency: int = 16
+    cache: bool = True
+    cache_path: str | None = None
+    root: Path | None = None  # the project folder; found from the working directory if None
+
+
+@dataclass(slots=True)
+class GradeRun:
+    """The written results document, where it went, and the judge's counters."""
+
+    document: dict[str, Any]
+    output: Path
+    exit_code: int
+    stats: ClientStats | None = None  # None when no judge was called
+
+
+# Called with a note for the console (warnings that are not part of the results).
+Note = Callable[[str], None]
+# Called with the number of judge/custom items once they are planned; returns the
+# callable advanced once per finished item.
+Progress = Callable[[int], Callable[[], None]]
+
+
+def grade(options: GradeOptions, note: Note, progress: Progress | None = None) -> GradeRun:
+    """Grade the traces; write the results file; return the run (exit code 0, 1 or 2)."""
+    # Loading builds millions of small acyclic objects (parsed JSON, grades): the cycle
+    # collector would rescan them again and again (half the time of a 100,000-case run). It
+    # is paused, except while judges run (asyncio makes cycles), with the loaded data frozen
+    # out of its sight.
+    gc.disable()
+    try:
+        return _grade(options, note, progress)
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> GradeRun:
+    graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    root = options.root or find_root()
+    env = settings(root)
+    files = trace_files(root, options.traces)
+    traces = load_traces(files)
+    config = _config(root, options.config)
+    planned = _planned(root, options.dataset, traces, note)
+    for case in planned.cases:
+        gate.check_case_metrics(config, case)
+    planned_ids = {case.id for case in planned.cases}
+    extra = [cid for cid in traces.traces if cid not in planned_ids]
+    if extra and planned.cases:
+        note(f"{len(extra)} trace(s) not in the dataset are ignored: {notices.some(extra)}")
+    base = root or Path.cwd()
+    output = output_path(base, options.output, RESULTS_DIR, "results")
+    check_writable(output)
+
+    grades: list[gate.CaseGrade] = []
+    judge_items: list[tuple[str, JudgeRequest]] = []
+    custom_items: list[dict[str, Any]] = []
+    targets: dict[str, tuple[gate.CaseGrade, str]] = {}
+    for case in planned.cases:
+        trace = traces.find(case.id)
+        grade_ = gate.grade_checks(case, trace)
+        grades.append(grade_)
+        if trace is None or not grade_.judgeable:
+            continue
+        _plan_metrics(config, case, trace, grade_, judge_items, custom_items, targets)
+
+    judge = resolve_identity(
+        options.judge_provider,
+        options.judge_model,
+        config.judge_provider,
+        config.judge_model,
+        env,
+    )
+    stats: ClientStats | None = None
+    results: dict[str, gate.MetricResult] = {}
+    judge_notice: str | None = None
+    if judge_items or custom_items:
+        advance = progress(len(judge_items)) if progress and judge_items else None
+        results, stats, judge, judge_notice = _run_metrics(
+            options, judge, env, judge_items, custom_items, base, advance
+        )
+    for item_id, (grade_, metric) in targets.items():
+        gate.apply_result(grade_, metric, results.get(item_id))
+
+    summary = gate.summarize(grades)
+    quality = gate.quality(config, grades)
+    code = gate.exit_code(summary, quality)
+    summary_doc: dict[str, Any] = {**summary, "exit_code": code}
+    fake_model = notices.fake_sides(traces.meta, judge.provider, bool(judge_items))
+    who = identity(root, env)
+    meta = traces.meta
+    document: dict[str, Any] = {
+        "dataset_hash": planned.hash or traces.dataset_hash,
+        "traces_dataset_hash": traces.dataset_hash,
+        "graded_at": graded_at,
+        "generated_at": meta.get("generated_at"),
+        "judge": {"provider": judge.provider, "model": judge.model},
+        "capture": who.capture,
+        "agent_version": meta.get("agent_version") or who.agent_version,
+        # an agent reached by URL may run any model: never assume the project's
+        "model": meta.get("model")
+        if meta.get("target") == "url"
+        else meta.get("model") or who.model,
+        "traces_files": traces.files,
+        "dataset_paths": [str(p) for p in planned.sources] or meta.get("dataset_paths") or [],
+        "config": str(config.source) if config.source else None,
+        "planned": len(grades),
+        "summary": summary_doc,
+        "quality": quality,
+        "fake_model": fake_model,
+        "warnings": notices.warnings(config, grades, fake_model, meta, judge_notice),
+        "cases": [g.as_dict() for g in grades],
+        "judge_usage": _usage(stats),
+    }
+    write_atomic(output, document, indent=2)
+    return GradeRun(document, output, code, stats)
+
+
+def _usage(stats: ClientStats | None) -> dict[str, int]:
+    names = [
+        "calls",
+        "cache_hits",
+        "retries",
+        "errors",
+        "protocol_errors",
+        "input_tokens",
+        "output_tokens",
+    ]
+    return {name: getattr(stats, name) if stats else 0 for name in names}
+
+
+def _config(root: Path | None, value: str | None) -> EvalConfig:
+    if value:
+        path = Path(value)
+        if not path.is_absolute() and root is not None and not path.exists():
+            path = root / path
+        return load_config(path, required=True)
+    return load_config(root / DEFAULT_CONFIG if root else None)
+
+
+def _planned(root: Path | None, value: str | None, traces: TraceSet, note: Note) -> Dataset:
+    """`--dataset`; else the traces' recorded dataset if unchanged; else the cases the
+    traces embed; else one expectation-free case per trace (accounting only)."""
+    if value:
+        dataset = load_dataset(_dataset_files(root or Path.cwd(), value))
+        if traces.dataset_hash and dataset.hash != traces.dataset_hash:
+            note(
+                "--dataset differs from the dataset the traces were generated from (hash "
+                "mismatch): its expectations are applied to replies made for another version, "
+                "and cases absent from the traces count as missing; the results record both "
+                "hashes"
+            )
+        return dataset
+    recorded = traces.meta.get("dataset_paths") or []
+    if recorded and root is not None and isinstance(recorded, list):
+        files = [root / str(p) for p in recorded]
+        if all(f.is_file() for f in files):
+            try:
+                dataset = load_dataset(files)
+            except UsageError as exc:
+                note(f"the recorded dataset is unusable ({exc}); using the cases in the traces")
+            else:
+                if dataset.hash == traces.dataset_hash:
+                    return dataset
+                note("the dataset changed since the traces were made; using the cases in them")
+    if traces.embedded:
+        raws = [traces.embedded[cid] for cid in traces.traces if cid in traces.embedded]
+        return cases_from_raw(raws, f"traces {', '.join(traces.files)}")
+    if traces.traces:
+        note(
+            "the traces carry no case definitions: grading case accounting only; pass "
+            "--dataset to apply the expectations"
+        )
+    expect = normalise_expect(None, "accounting")
+    cases = [
+        Case(cid, [{"role": "user", "content": ""}], dict(expect), {}, None, None, {"id": cid})
+        for cid in traces.traces
+    ]
+    return Dataset(cases, traces.dataset_hash or "")
+
+
+def _dataset_files(root: Path, value: str) -> list[Path]:
+    path = Path(value)
+    hint = f" (the default is {DEFAULT_DATASET} or every file in {DATASETS_DIR})"
+    return json_files(path if path.is_absolute() else root / path, "--dataset", hint)
+
+
+def _plan_metrics(
+    config: EvalConfig,
+    case: Case,
+    trace: dict[str, Any],
+    grade_: gate.CaseGrade,
+    judge_items: list[tuple[str, JudgeRequest]],
+    custom_items: list[dict[str, Any]],
+    targets: dict[str, tuple[gate.CaseGrade, str]],
+) -> None:
+    rendered: RenderedCase | None = None
+    for metric, kind in gate.open_scores(config, case, grade_):
+        item_id = f"{case.id}/{metric}"
+        targets[item_id] = (grade_, metric)
+        if kind == "custom":
+            target = config.custom_metrics[metric].callable
+            custom_items.append(
+                {"id": item_id, "callable": target, "case": case.raw, "trace": trace}
+            )
+            continue
+        if rendered is None:  # once per case, shared by its judges
+            rendered = render_case(case.raw, trace, config.max_tool_result_chars)
+            grade_.judge_notes = judge_notes(rendered)
+            grade_.truncated_results = len(rendered.truncated)
+            grade_.unrecorded_turns = rendered.unrecorded_turns
+        spec = config.judges[metric]
+        prompt = fill_prompt(spec, rendered)
+        judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
+
+
+def _run_metrics(
+    options: GradeOptions,
+    judge: JudgeIdentity,
+    env: dict[str, str],
+    judge_items: list[tuple[str, JudgeRequest]],
+    custom_items: list[dict[str, Any]],
+    root: Path,
+    advance: Callable[[], None] | None,
+) -> tuple[dict[str, gate.MetricResult], ClientStats | None, JudgeIdentity, str | None]:
+    # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
+    from agentjudge.cases.judging import build_judge, is_fake, run_judges
+    from agentjudge.judge.client import JudgeClient
+    from agentjudge.judge.store import VerdictStore, default_store_path
+
+    provider = build_judge(judge, env) if judge_items else None
+    store = None
+    if provider is not None and options.cache and not is_fake(provider.name):
+        store = VerdictStore(
+            Path(options.cache_path) if options.cache_path else default_store_path()
+        )
+
+    async def go() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
+        custom = asyncio.ensure_future(run_custom(custom_items, root))
+        if provider is None:
+            return await custom, None
+        concurrency = options.concurrency
+        if provider.max_concurrency is not None:  # more calls than a server takes only queue
+            concurrency = min(concurrency, provider.max_concurrency)
+        client = JudgeClient(
+            provider, concurrency=concurrency, timeout=options.judge_timeout, store=store
+        )
+        async with provider.serving(), client:  # an embedded judge's server lives this long
+            judged = await run_judges(client, judge_items, advance)
+        return {**judged, **await custom}, client.stats
+
+    gc.freeze()
+    gc.enable()
+    try:
+        results, stats = asyncio.run(go())
+    finally:
+        gc.disable()
+        if store is not None:
+            store.close()
+    if provider is None:
+        return results, stats, judge, None
+    # the fake judge has its own warning (and `fake_model`); others may carry a notice
+    notice = None if is_fake(provider.name) else provider.notice
+    return results, stats, JudgeIdentity(provider.name, provider.model), notice

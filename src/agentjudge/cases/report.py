@@ -1,0 +1,153 @@
+"""What a graded run shows besides its results file: the console summary and JUnit XML.
+
+The console table of cases needing attention is capped (`MAX_CASE_ROWS`): a run of 100,000
+cases must not spend its time printing; the results file holds every case.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentjudge.cases.gate import STATUSES
+from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
+from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
+
+MAX_CASE_ROWS = 20
+# characters XML 1.0 cannot carry: a reply quoted in a reason may hold them
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_STYLE = {PASSED: "green", QUALITY: "yellow", FAILED: "red", ERROR: "red", MISSING: "magenta"}
+_VERDICT = {
+    0: "[green]gate met[/green]",
+    1: "[red]gate failed[/red]",
+    2: "[magenta]incomplete[/magenta]",
+}
+
+
+def print_summary(document: dict[str, Any], console: Console) -> None:
+    """Status counts, quality metrics, the first cases needing attention, the verdict."""
+    summary = document["summary"]
+    table = Table(title="agentjudge grade", show_header=True, header_style="bold")
+    table.add_column("Status")
+    table.add_column("Cases", justify="right")
+    for status in STATUSES:
+        style = _STYLE[status] if summary[status] else "dim"
+        table.add_row(f"[{style}]{status}[/{style}]", str(summary[status]))
+    table.add_row("[bold]planned[/bold]", str(document["planned"]))
+    console.print(table)
+    if document["quality"]:
+        console.print(_quality_table(document["quality"]))
+    flagged = [c for c in document["cases"] if c["status"] != PASSED]
+    if flagged:
+        cases = Table(title="Cases needing attention", show_header=True, header_style="bold")
+        cases.add_column("Case")
+        cases.add_column("Status")
+        cases.add_column("Reasons")
+        for case in flagged[:MAX_CASE_ROWS]:
+            reasons = case["reasons"][:3] + (["..."] if len(case["reasons"]) > 3 else [])
+            style = _STYLE[case["status"]]
+            cases.add_row(
+                escape(case["id"]),
+                f"[{style}]{case['status']}[/{style}]",
+                escape("\n".join(reasons)),
+            )
+        console.print(cases)
+        if len(flagged) > MAX_CASE_ROWS:
+            console.print(f"... and {len(flagged) - MAX_CASE_ROWS} more in the results file")
+    for text in document["warnings"]:
+        console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}")
+    code = summary["exit_code"]
+    caveat = ""
+    if code == 0 and document["fake_model"]:
+        caveat = " [yellow](fake model: plumbing check only, not a quality signal)[/yellow]"
+    console.print(f"result: {_VERDICT.get(code, str(code))} (exit code {code}){caveat}")
+
+
+def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title="Quality metrics", show_header=True, header_style="bold")
+    for name, justify in (("Metric", "left"), ("Pass rate", "right"), ("Passed/scored", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("Min", justify="right")
+    table.add_column("Met")
+    for name, entry in quality.items():
+        rate, met = entry["pass_rate"], entry["met"]
+        if met is None:
+            met_text = (
+                "n/a (no case ran it)" if entry["status"] == "not_run" else "n/a (incomplete)"
+            )
+        else:
+            met_text = "[green]yes[/green]" if met else "[red]no[/red]"
+        table.add_row(
+            escape(name),
+            "n/a" if rate is None else f"{rate:.0%}",
+            f"{entry['passed']}/{entry['scored']}",
+            f"{entry['min_pass_rate']:.0%}",
+            met_text,
+        )
+    return table
+
+
+def junit_xml(document: dict[str, Any]) -> ET.ElementTree:
+    """One testcase per case (failed → failure; error and missing → error; quality misses
+    pass with their reasons in system-out), and one per quality metric."""
+    root = ET.Element("testsuites", name="agentjudge grade")
+    cases = ET.SubElement(root, "testsuite", name="cases")
+    counts = {"tests": 0, "failures": 0, "errors": 0}
+    for case in document["cases"]:
+        counts["tests"] += 1
+        element = ET.SubElement(
+            cases, "testcase", classname="agentjudge.cases", name=_xml(case["id"])
+        )
+        status, text = case["status"], _xml("\n".join(case["reasons"]))
+        first = _xml(case["reasons"][0]) if case["reasons"] else status
+        if status == FAILED:
+            counts["failures"] += 1
+            ET.SubElement(element, "failure", message=first, type=status).text = text
+        elif status in (ERROR, MISSING):
+            counts["errors"] += 1
+            ET.SubElement(element, "error", message=first, type=status).text = text
+        elif status == QUALITY:
+            ET.SubElement(element, "system-out").text = text
+    cases.attrib.update({k: str(v) for k, v in counts.items()})
+    quality = ET.SubElement(root, "testsuite", name="quality_metrics")
+    failures = 0
+    for name, entry in document["quality"].items():
+        element = ET.SubElement(
+            quality, "testcase", classname="agentjudge.quality", name=_xml(name)
+        )
+        if entry["met"] is False:
+            failures += 1
+            message = (
+                f"pass rate {entry['pass_rate']} below min_pass_rate {entry['min_pass_rate']} "
+                f"({entry['passed']}/{entry['scored']} passed)"
+            )
+            ET.SubElement(element, "failure", message=message, type="not_met")
+        elif entry["met"] is None:
+            ET.SubElement(element, "skipped", message=entry["status"])
+    quality.attrib.update(tests=str(len(document["quality"])), failures=str(failures), errors="0")
+    return ET.ElementTree(root)
+
+
+def write_junit(path: Path, document: dict[str, Any]) -> None:
+    """Write the JUnit XML atomically (a temporary file beside it, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            junit_xml(document).write(out, encoding="utf-8", xml_declaration=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)

@@ -1,0 +1,101 @@
+"""Reading a score on a 1..scale judge scale (the case judges of `agentjudge grade`).
+
+The reply is read the way graph-agents-cli reads it, so the same judge replies give the same
+scores: a JSON object with `score` (and `reasoning` or `explanation`), first the whole reply,
+then its widest `{...}` span; a bare JSON number; a `score: N` phrase anywhere; the whole
+reply as a number. Where graph-agents-cli takes any number, we take only a finite number in
+[1, scale], the range the prompt asks for: anything else raises `ProtocolError` with a fixed
+kind (the reply itself is never put in the error), and the case is not scored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from agentjudge.errors import ProtocolError
+from agentjudge.judge.verdict import Verdict
+
+MIN_SCORE = 1.0
+
+_JSON_SPAN = re.compile(r"\{.*\}", re.DOTALL)
+# graph-agents-cli's phrase, with a lazy gap so "score: -2" reads -2 (out of range), not 2.
+_SCORE_PHRASE = re.compile(r"score\W{0,5}?(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def parse_scaled_verdict(reply: str, scale: float) -> Verdict:
+    """`parse_case_score` as a `Verdict` (what the judge client's requests return)."""
+    score, reasoning = parse_case_score(reply, scale)
+    return Verdict(score, reasoning)
+
+
+def parse_case_score(reply: str, scale: float) -> tuple[float, str]:
+    """`(score, reasoning)` from a judge reply; raise `ProtocolError` if there is no valid score.
+
+    Kinds: `empty_answer`; `score_missing` (no score anywhere, or `"score": null`);
+    `score_not_number` (a bool, a list, text that is not a number...); `score_out_of_range`
+    (NaN, an infinity, or outside [1, scale]).
+    """
+    text = reply.strip()
+    if not text:
+        raise ProtocolError("empty_answer")
+    span = _JSON_SPAN.search(text)
+    for candidate in (text, span.group(0)) if span else (text,):
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "score" in data:
+            reasoning = data.get("reasoning") or data.get("explanation") or ""
+            return _in_scale(data["score"], scale), str(reasoning)
+        if isinstance(data, int | float) and not isinstance(data, bool):
+            return _in_scale(data, scale), ""
+    phrase = _SCORE_PHRASE.search(text)
+    if phrase:
+        return _in_scale(float(phrase.group(1)), scale), text
+    if _NUMBER.fullmatch(text):
+        return _in_scale(float(text), scale), ""
+    raise ProtocolError("score_missing")
+
+
+def _in_scale(value: Any, scale: float) -> float:
+    if value is None:
+        raise ProtocolError("score_missing")
+    if isinstance(value, str):
+        # graph-agents-cli converts with float(), so "4" is a score there too.
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ProtocolError("score_not_number") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ProtocolError("score_not_number")
+    # Compared before converting: an integer too large for a float must not raise.
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ProtocolError("score_out_of_range")
+    if not MIN_SCORE <= value <= scale:
+        raise ProtocolError("score_out_of_range")
+    return float(value)
+
+
+def case_score_schema(scale: float) -> dict[str, Any]:
+    """The JSON schema of a case judge's answer, for judges that can be held to one.
+
+    `reasoning` comes first: a model that writes its reasons before the score scores better.
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string"},
+            "score": {"type": "number", "minimum": 1, "maximum": _plain(scale)},
+        },
+        "required": ["reasoning", "score"],
+        "additionalProperties": False,
+    }
+
+
+def _plain(scale: float) -> int | float:
+    # 5 rather than 5.0 in the schema a judge reads
+    return int(scale) if float(scale).is_integer() else scale

@@ -1,0 +1,85 @@
+"""`agentjudge compare`, `analyze` and `metric list` through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SHARED
+
+GAC = SHARED / "fixtures" / "graph-agents-cli"
+PROJECT = Path(__file__).resolve().parents[1] / "cases" / "data" / "project"
+
+
+def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL_", "JUDGE_"))}
+    env["COLUMNS"] = "80"
+    return subprocess.run(
+        [sys.executable, "-m", "agentjudge", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_compare_reproduces_graph_agents_cli(tmp_path: Path) -> None:
+    for name in ("before.json", "after.json"):
+        shutil.copy(GAC / "compare-reports" / name, tmp_path)
+    done = run(tmp_path, "compare", "before.json", "after.json", "--json")
+    assert done.returncode == 0, done.stderr
+    golden = (GAC / "golden" / "compare" / "before_vs_after.compare.json").read_text()
+    assert json.loads(done.stdout) == json.loads(golden)
+    done = run(tmp_path, "compare", "before.json", "after.json", "--fail-on-regression")
+    assert done.returncode == 1
+    golden_text = (GAC / "golden" / "compare" / "before_vs_after.compare.txt").read_text()
+    assert done.stdout == golden_text
+
+
+def test_compare_refuses_a_file_that_is_not_results(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{"cases": []}')
+    done = run(tmp_path, "compare", "a.json", "a.json")
+    assert done.returncode == 3
+    assert done.stderr.startswith("error: results file a.json: `summary` is missing")
+
+
+def test_analyze_writes_clusters_of_the_newest_results(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(PROJECT, root)
+    assert run(root, "grade", "--judge-provider", "fake", "-q").returncode == 1
+    done = run(root, "analyze", "--top-k", "1")
+    assert done.returncode == 0, done.stderr
+    [saved] = (root / "artifacts").glob("analysis_*.json")
+    analysis = json.loads(saved.read_text())
+    assert analysis["total_cases"] == 7
+    assert analysis["flagged_cases"] == 1
+    [cluster] = analysis["clusters"]
+    assert (cluster["status"], cluster["kind"], cluster["case_ids"]) == (
+        "failed",
+        "max_latency_ms",
+        ["too-slow"],
+    )
+    assert str(saved) in done.stdout.replace("\n", "")
+
+
+def test_metric_list_json_shows_the_projects_metrics(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    shutil.copytree(PROJECT, root)
+    done = run(root, "metric", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    catalog = json.loads(done.stdout)
+    assert [c["name"] for c in catalog["checks"]][:3] == ["contains", "not_contains", "regex"]
+    assert {m["name"] for m in catalog["modifiers"]} == {"ordered", "case_insensitive", "scope"}
+    judges = {j["name"]: j for j in catalog["judges"]}
+    assert judges["response_quality"]["source"] == "built-in"
+    assert judges["response_quality"]["scale"] == 5
+    assert judges["politeness"]["source"] == str(root / "tests/eval/eval_config.yaml")
+    assert catalog["custom_metrics"][0]["callable"] == "tests.eval.metrics:answer_length_ok"
+    assert catalog["quality_metrics"] == ["response_quality"]
+    outside = run(tmp_path, "metric", "list", "--json")
+    assert json.loads(outside.stdout)["custom_metrics"] == []
