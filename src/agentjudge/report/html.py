@@ -1,0 +1,119 @@
+"""The HTML report: one self-contained static page from a scoring or grading results document.
+
+Pure: a results dict in, an HTML string out. The page holds its data as JSON in a
+`<script type="application/json">` element (with `<`, `>`, `&`, U+2028 and U+2029 escaped,
+so no string in it can end the element) and a small script that builds the DOM with
+`textContent` only. A Content-Security-Policy allows exactly that script and style by hash
+and nothing else: no network, and a string that escaped its escaping still could not run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from functools import cache
+from importlib.resources import files
+from typing import Any, Literal
+
+from agentjudge.report.html_grade import grade_view
+from agentjudge.report.html_score import score_view
+
+SCORE_SCHEMA_PREFIX = "agentjudge.score/"
+SUPPORTED_SCORE_SCHEMA = "agentjudge.score/v1"
+ReportKind = Literal["score", "grade"]
+
+# characters that could end or confuse the element the JSON sits in; inside JSON they only
+# occur in strings, where the \u escapes mean the same characters
+_JSON_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+class NotAResultsDocument(ValueError):
+    """The document is neither a scoring nor a grading results document (says why)."""
+
+
+def report_kind(document: Any) -> ReportKind:
+    """Which results a document holds: scoring ones have `schema` and `metrics`, grading
+    ones have `cases` and `summary.exit_code`."""
+    if not isinstance(document, dict):
+        raise NotAResultsDocument("the top level is not a JSON object")
+    if "schema" in document and "metrics" in document:
+        schema = document["schema"]
+        if schema != SUPPORTED_SCORE_SCHEMA:
+            raise NotAResultsDocument(
+                f"schema {schema!r} is not supported (this agentjudge reads "
+                f"{SUPPORTED_SCORE_SCHEMA!r})"
+            )
+        if not isinstance(document.get("trajectories"), list):
+            raise NotAResultsDocument("trajectories: missing or not a list")
+        return "score"
+    summary = document.get("summary")
+    if isinstance(document.get("cases"), list) and isinstance(summary, dict):
+        if "exit_code" not in summary:
+            raise NotAResultsDocument("summary.exit_code: missing")
+        return "grade"
+    raise NotAResultsDocument(
+        "neither scoring results (schema, metrics) nor grading results (cases, summary)"
+    )
+
+
+def report_view(document: dict[str, Any]) -> dict[str, Any]:
+    """The data the page shows: the scoring or grading view of `document`."""
+    return score_view(document) if report_kind(document) == "score" else grade_view(document)
+
+
+def render_html(document: dict[str, Any]) -> str:
+    """The report page for a results document (raises NotAResultsDocument for others)."""
+    return render_page(report_view(document))
+
+
+def render_page(view: dict[str, Any]) -> str:
+    """The page for a view: inline style, the data as JSON, the inline script."""
+    style, script = _asset("report.css"), _script()
+    policy = (
+        f"default-src 'none'; style-src '{_sha256(style)}'; script-src '{_sha256(script)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    title = html.escape(f"agentjudge · {view['title']}", quote=True)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="generator" content="agentjudge">\n'
+        '<link rel="icon" href="data:,">\n'
+        f"<title>{title}</title>\n<style>{style}</style>\n</head>\n<body>\n"
+        '<noscript><p>This report needs JavaScript to show its data; '
+        "the results JSON holds the same numbers.</p></noscript>\n"
+        '<div id="app"></div>\n'
+        f'<script type="application/json" id="report-data">{script_json(view)}</script>\n'
+        f"<script>{script}</script>\n</body>\n</html>\n"
+    )
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe as the content of a `<script>` element: nothing in it can close
+    the element or open a comment, whatever its strings hold."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(
+        _JSON_ESCAPES
+    )
+
+
+@cache
+def _script() -> str:
+    """The page's code: the shared part and both pages' parts in one function scope."""
+    parts = [_asset(name) for name in ("common.js", "score.js", "grade.js")]
+    return "(function () {\n" + "\n".join(parts) + "\nstart();\n})();\n"
+
+
+@cache
+def _asset(name: str) -> str:
+    return (files("agentjudge.report") / "assets" / name).read_text(encoding="utf-8")
+
+
+def _sha256(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")

@@ -1,0 +1,285 @@
+"""The HTML report page and its view models, without a browser."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjudge.report.files import write_text_atomic
+from agentjudge.report.html import (
+    NotAResultsDocument,
+    render_html,
+    report_kind,
+    report_view,
+    script_json,
+)
+from agentjudge.report.html_grade import grade_view
+from agentjudge.report.html_score import score_view
+from tests.conftest import SHARED
+
+EVIL = [
+    "<script>window.__pwned=1</script>",
+    '<img src=x onerror="window.__pwned=2">',
+    "</script><script>window.__pwned=3</script>",
+    "<!-- <script>",
+    "a\u2028b\u2029c & &amp; ]]>",
+]
+GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden" / "basic" / "results"
+
+
+def step(step_id: int, score: float | None, **fields: Any) -> dict[str, Any]:
+    return {
+        "segment": 0, "step_id": step_id, "source": "agent", "tool_names": [], "score": score,
+        "scores": {}, "rationale": "fine", "error": None, "category": None, "confidence": None,
+        "categorization_status": None, "category_rationale": "", **fields,
+    }  # fmt: skip
+
+
+def node(node_id: str, parent: str | None, status: str = "scored", **fields: Any) -> dict[str, Any]:
+    return {
+        "id": node_id, "kind": "root" if parent is None else "file",
+        "file": node_id.partition("#")[0], "input_sha256": None, "trajectory_id": None,
+        "session_id": "s", "agent": {"name": "agent", "version": "1", "model": "m"},
+        "schema_version": "ATIF-v1.7", "depth": 0 if parent is None else 1,
+        "parent_id": parent, "parent_step_id": None if parent is None else 2, "status": status,
+        "reason": None, "complete": True, "own_score": None, "aggregate": None, "passed": False,
+        "step_count": 0, "subtree_step_count": 0, "failure_candidates": 0,
+        "criteria": ["step_quality"], "omitted": [], "problems": [], "steps": [], **fields,
+    }  # fmt: skip
+
+
+def score_document() -> dict[str, Any]:
+    """A run over /runs: one tree with a scored child, a failed one and an unscored one, an
+    omitted child and an embedded subagent; one root that is invalid input."""
+    root = node(
+        "/runs/a/trajectory.json", None, own_score=0.5, aggregate=0.6, complete=False,
+        step_count=3, subtree_step_count=5, failure_candidates=1,
+        omitted=[{"ref_path": "$.steps[1].x", "parent_step_id": 2, "target": "gone.json",
+                  "reason": "file_not_found"}],
+        steps=[step(1, 1.0), step(2, 0.5, tool_names=["bash", "grep"]),
+               step(3, 0.0, category="context_loss", confidence=0.9,
+                    categorization_status="categorized", category_rationale="lost it")],
+    )  # fmt: skip
+    child = node(
+        "/runs/a/child.json", root["id"], own_score=0.75, aggregate=0.75, passed=True,
+        step_count=2, subtree_step_count=2, steps=[step(1, 0.8), step(2, 0.7)],
+    )  # fmt: skip
+    failed = node(
+        "/runs/a/broken.json", root["id"], "failed", reason="judge_error", complete=False,
+        steps=[step(1, 0.9), step(2, None, error="http_503", rationale="")],
+    )  # fmt: skip
+    deep = node("/runs/a/child.json#$.subagent_trajectories[0]", child["id"], "unscored",
+                reason="depth_limit", kind="embedded", depth=2)  # fmt: skip
+    invalid = node(
+        "/runs/b/trajectory.json", None, "failed", reason="invalid_input", complete=False,
+        problems=[{"file": "/runs/b/trajectory.json", "path": "$.steps", "rule": "schema",
+                   "message": "must be a list"}],
+    )  # fmt: skip
+    return {
+        "schema": "agentjudge.score/v1", "status": "succeeded", "error": None,
+        "overall_score": 0.625, "num_examples_evaluated": 2,
+        "metrics": {"atif_overall_score": 0.625, "atif_trajectory_count": 2,
+                    "atif_failure_categorization_rate": 1.0},
+        "run_parameters": {"atif_judge": "fake/fake-judge", "failure_threshold": 0.5,
+                           "subagent_aggregation": "flat"},
+        "run_metadata": {"atif_complete": False, "judge_notice": "not a quality signal",
+                         "tool": "agentjudge", "tool_version": "0.1.0"},
+        "judge": {"calls": 9, "successes": 8, "errors": 1, "input_tokens": 1200,
+                  "output_tokens": 90, "mean_latency_ms": 1.5},
+        "criteria": {"mode": "default", "rubric": {"name": "r", "criteria": [{"name": "q"}]}},
+        "trajectories": [
+            {"root": root["id"], "nodes": [root, child, deep, failed]},
+            {"root": invalid["id"], "nodes": [invalid]},
+        ],
+    }  # fmt: skip
+
+
+def grade_document() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((GOLDEN / "fail_and_missing.results.json").read_text())
+    return data
+
+
+def embedded_data(page: str) -> Any:
+    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def test_the_two_formats_are_told_apart_by_their_keys() -> None:
+    assert report_kind(score_document()) == "score"
+    assert report_kind(grade_document()) == "grade"
+    for bad, message in [
+        ([1, 2], "the top level is not a JSON object"),
+        ({**score_document(), "schema": "agentjudge.score/v9"}, "'agentjudge.score/v9' is not"),
+        ({**score_document(), "trajectories": None}, "trajectories: missing or not a list"),
+        ({"cases": [], "summary": {"passed": 1}}, "summary.exit_code: missing"),
+        ({"hello": "world"}, "neither scoring results"),
+    ]:
+        with pytest.raises(NotAResultsDocument, match=re.escape(message)):
+            report_kind(bad)
+
+
+@pytest.mark.parametrize("text", EVIL)
+def test_script_json_cannot_end_its_element(text: str) -> None:
+    value = {text: [text, {"k": text}]}
+    encoded = script_json(value)
+    assert not set("<>&\u2028\u2029") & set(encoded)
+    assert json.loads(encoded) == value
+
+
+def evil_score_document() -> dict[str, Any]:
+    document = score_document()
+    nodes = [entry for tree in document["trajectories"] for entry in tree["nodes"]]
+    assert len(nodes) >= len(EVIL)
+    for index, entry in enumerate(nodes):
+        text = EVIL[index % len(EVIL)]
+        entry["agent"] = {"name": text, "version": text, "model": text}
+        entry["trajectory_id"] = entry["session_id"] = text
+        for item in entry["steps"]:
+            item.update(rationale=text, category_rationale=text, tool_names=[text])
+    return document
+
+
+def evil_grade_document() -> dict[str, Any]:
+    document = grade_document()
+    for index, case in enumerate(document["cases"]):
+        text = EVIL[index % len(EVIL)]
+        case["id"] = text
+        case["reasons"] = [text]
+        case["checks"] = {text: {"passed": False, "reason": text}}
+        case["judge_scores"] = {text: {"score": 1, "passed": False, "reasoning": text}}
+    document["warnings"] = EVIL
+    return document
+
+
+@pytest.mark.parametrize("build", [evil_score_document, evil_grade_document])
+def test_untrusted_strings_reach_the_page_only_as_escaped_data(build: Any) -> None:
+    document = build()
+    page = render_html(document)
+    assert len(re.findall(r"<script", page, re.IGNORECASE)) == 2  # the data and our code
+    assert "<img" not in page
+    assert "<!--" not in page
+    assert "</script>" not in page.split('id="report-data">', 1)[1].split("</script>", 1)[0]
+    assert embedded_data(page) == report_view(document)  # nothing lost to the escaping
+    shown = json.dumps(embedded_data(page))
+    assert all(json.dumps(text)[1:-1] in shown for text in EVIL)
+
+
+def test_the_policy_allows_exactly_the_inline_script_and_style() -> None:
+    page = render_html(score_document())
+    found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert found is not None
+    policy = html.unescape(found.group(1))
+    script = page.rsplit("<script>", 1)[1].split("</script>", 1)[0]
+    style = page.split("<style>", 1)[1].split("</style>", 1)[0]
+
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+    assert f"script-src 'sha256-{digest(script)}'" in policy
+    assert f"style-src 'sha256-{digest(style)}'" in policy
+    assert policy.startswith("default-src 'none';")
+    assert "://" not in page  # nothing to fetch
+
+
+def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
+    view = score_view(score_document())
+    first, second = view["roots"]
+    assert first == {
+        "index": 0, "label": "a/trajectory.json", "trajectory_id": None,
+        "agent": "agent 1", "model": "m", "file": "/runs/a/trajectory.json",
+        "status": "scored", "reason": None, "score": 0.6, "own": 0.5, "passed": False,
+        "complete": False, "steps": 5, "subagents": 3, "omitted": 1, "failures": 1, "errors": 1,
+    }  # fmt: skip
+    assert (second["label"], second["status"], second["reason"]) == (
+        "b/trajectory.json",
+        "failed",
+        "invalid_input",
+    )
+    root, child, deep, failed = view["trees"][0]
+    assert [n["parent"] for n in (root, child, deep, failed)] == [None, 0, 1, 0]
+    assert deep["label"] == "a/child.json#$.subagent_trajectories[0]"
+    assert (deep["status"], deep["reason"], deep["steps"]) == ("unscored", "depth_limit", [])
+    assert (failed["status"], failed["reason"]) == ("failed", "judge_error")
+    assert [s["mark"] for s in failed["steps"]] == ["ok", "error"]
+    assert failed["steps"][1] == {
+        "id": 2, "source": "agent", "mark": "error", "error": "http_503",
+    }  # fmt: skip
+    assert [s["mark"] for s in root["steps"]] == ["ok", "ok", "fail"]  # 0.5 is not below 0.5
+    assert root["steps"][1]["tools"] == ["bash", "grep"]
+    assert root["steps"][2]["category"] == "context_loss"
+    assert root["omitted"] == [
+        {"ref_path": "$.steps[1].x", "target": "gone.json", "reason": "file_not_found",
+         "parent_step_id": 2}
+    ]  # fmt: skip
+    assert view["trees"][1][0]["problems"] == ["$.steps: must be a list [schema]"]
+    assert view["categories"] == [{"name": "context_loss", "count": 1}]
+    cards = {c["key"]: c for c in view["cards"]}
+    assert cards["atif_overall_score"]["value"] == 0.625
+    assert cards["atif_complete"]["value"] is False
+    assert cards["roots"]["sub"] == "0 passed · 1 not passed · 1 failed to score"
+    assert view["notice"] == "not a quality signal"
+    assert {row["key"]: row["value"] for row in view["judge"]}["errors"] == 1
+
+
+def test_an_empty_or_failed_run_still_renders() -> None:
+    document = score_document()
+    document.update(status="failed", error={"type": "all_roots_failed"}, trajectories=[])
+    document["metrics"] = dict.fromkeys(document["metrics"])
+    view = score_view(document)
+    assert (view["roots"], view["trees"], view["categories"]) == ([], [], [])
+    assert (view["status"], view["error"]) == ("failed", "all_roots_failed")
+    assert embedded_data(render_html(document)) == view
+
+
+def test_categories_are_counted_over_every_node_in_a_fixed_order() -> None:
+    document = score_document()
+    steps = document["trajectories"][0]["nodes"][1]["steps"]
+    steps[0].update(category="none", categorization_status="categorized")
+    steps[1].update(category="uncategorized", categorization_status="invalid_response")
+    document["trajectories"][0]["nodes"][0]["steps"][0].update(category="made_up")
+    names = [c["name"] for c in score_view(document)["categories"]]
+    assert names == ["context_loss", "none", "uncategorized", "made_up"]
+
+
+def test_grade_view_of_a_real_results_file() -> None:
+    document = grade_document()
+    view = grade_view(document)
+    assert (view["exit_code"], view["verdict"]) == (2, "incomplete run")
+    counts = {c["status"]: c["count"] for c in view["counts"]}
+    assert counts == {**{k: v for k, v in document["summary"].items() if k != "exit_code"},
+                      "planned": document["planned"]}  # fmt: skip
+    assert [q["metric"] for q in view["quality"]] == list(document["quality"])
+    assert view["quality"][0]["status"] == "incomplete"
+    greeting = view["cases"][0]
+    assert (greeting["status"], greeting["reasons"]) == ("failed", document["cases"][0]["reasons"])
+    assert greeting["checks"] == [
+        {"name": "contains", "passed": False, "reason": "response does not contain 'hello'"}
+    ]
+    assert [c["status"] for c in view["cases"]] == [c["status"] for c in document["cases"]]
+
+
+def test_grade_view_with_no_cases_and_notes() -> None:
+    document = copy.deepcopy(grade_document())
+    document["cases"] = [{**document["cases"][1], "judge_notes": ["tool result cut"]}]
+    view = grade_view(document)
+    assert view["cases"][0]["notes"] == ["tool result cut"]
+    assert view["cases"][0]["judges_passed"] == 1
+    document["cases"] = []
+    assert grade_view(document)["cases"] == []
+
+
+def test_write_text_atomic_replaces_the_file_whole(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.html"
+    write_text_atomic(target, "first")
+    write_text_atomic(target, "é\u2028second")
+    assert target.read_bytes() == "é\u2028second".encode()
+    assert [p.name for p in target.parent.iterdir()] == ["report.html"]
