@@ -3,30 +3,66 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP_DEV := $(VENV)/.installed-dev
+STAMP_LOCAL := $(VENV)/.installed-local
 STAMP_RUN := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+# The embedded judge's server, llama-cpp-python, has no binary wheel: it compiles for 5-9
+# minutes. It is compiled once per machine into a user-level folder that every clone and
+# virtualenv installs it from (delete the folder to compile it again). For x86-64 CPUs with
+# AVX2, not for this CPU alone: `-march=native` also compiles in AMX tile instructions,
+# which trap (SIGILL) on machines that advertise AMX without enabling it for processes.
+WHEELS := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/agentjudge/wheels
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+	-DGGML_F16C=ON -DGGML_BMI2=ON
+LLAMA := $(shell sed -n 's/^ *"llama-cpp-python\[server\]==\([^"]*\)".*/\1/p' pyproject.toml)
+PIP_INSTALL := $(BIN)/python -m pip install --quiet
+# pip never compiles llama-cpp-python itself: it installs the wheel from $(WHEELS)
+PIP_INSTALL_LOCAL := PIP_FIND_LINKS="$(WHEELS) $$PIP_FIND_LINKS" $(PIP_INSTALL) \
+	--only-binary llama-cpp-python
+
+define llama_wheel
+	@if ls "$(WHEELS)"/llama_cpp_python-$(LLAMA)-*.whl >/dev/null 2>&1; then \
+	  echo "llama-cpp-python $(LLAMA): the wheel compiled before, from $(WHEELS)"; \
+	else \
+	  echo "llama-cpp-python $(LLAMA): compiling it once for this machine (5-9 min)"; \
+	  mkdir -p "$(WHEELS)" && tmp=$$(mktemp -d "$(WHEELS)/.build.XXXXXX") && \
+	  { CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" \
+	    $(BIN)/python -m pip wheel --quiet --no-deps --no-cache-dir \
+	      --wheel-dir "$$tmp" "llama-cpp-python==$(LLAMA)" \
+	    && mv "$$tmp"/llama_cpp_python-*.whl "$(WHEELS)"/ && rmdir "$$tmp"; } \
+	  || { rm -rf "$$tmp"; exit 1; }; \
+	fi
+endef
+
+.PHONY: demo test lint typecheck unit browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(PIP_INSTALL) -e .
 	touch $@
 
-$(STAMP_DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+$(STAMP_LOCAL): pyproject.toml | $(BIN)/python
+	$(llama_wheel)
+	$(PIP_INSTALL_LOCAL) -e ".[local]"
 	touch $@ $(STAMP_RUN)
 
-## demo: install agentjudge and run it on examples/ (until the embedded judge lands: the
-## fake judge, which is plumbing, not a quality signal).
-demo: $(STAMP_RUN)
-	$(BIN)/agentjudge validate examples/trajectories/
-	$(BIN)/agentjudge score examples/trajectories/ --judge fake --no-cache -o demo-results.json
+$(STAMP_DEV): pyproject.toml | $(BIN)/python
+	$(PIP_INSTALL) -e ".[dev]"
+	touch $@ $(STAMP_RUN)
 
-## test: install with dev extras, then lint, type-check and run the whole suite.
-test: $(STAMP_DEV) lint typecheck unit
+## demo: install agentjudge with the embedded judge and score examples/ with it: a weak
+## judge on this CPU, for offline use and smoke tests. The first run on a machine compiles
+## llama-cpp-python and joins the model into ~/.cache/agentjudge; later runs reuse both.
+demo: $(STAMP_LOCAL)
+	$(BIN)/agentjudge validate examples/trajectories/
+	$(BIN)/agentjudge score examples/trajectories/ --judge local --no-cache -o demo-results.json
+
+## test: install with dev extras and the embedded judge, then lint, type-check and run the
+## whole suite (with the end-to-end test of the real embedded model).
+test: lint typecheck unit
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests bench
@@ -35,8 +71,16 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
-unit: $(STAMP_DEV)
-	$(BIN)/pytest
+# the embedded judge's and the browser tests fail rather than skip here: this target
+# installs both
+unit: $(STAMP_DEV) $(STAMP_LOCAL) browser
+	AGENTJUDGE_LOCAL_JUDGE_TESTS=required AGENTJUDGE_BROWSER_TESTS=required $(BIN)/pytest
+
+# the HTML report's tests open it in Debian's chromium, headless (Playwright drives it; its
+# wheel brings no browser): installed once per machine, as root (as CI runs)
+browser:
+	@command -v chromium >/dev/null || { apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; }
 
 bench: $(STAMP_RUN)
 	$(BIN)/python bench/validate_throughput.py

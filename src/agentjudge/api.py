@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -11,11 +12,12 @@ from typing import Any
 
 from agentjudge.atif import Node
 from agentjudge.judge import ClientStats, JudgeClient
-from agentjudge.judge.providers import FAKE_NOTICE, build_provider
+from agentjudge.judge.providers import build_provider
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import configure_exporter
-from agentjudge.report.results import check_writable, results_document, write_atomic
+from agentjudge.report.files import check_writable, write_atomic
+from agentjudge.report.results import results_document
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
 from agentjudge.scoring.job import JobResult, ScoringJob
@@ -52,12 +54,17 @@ def score_trajectories(
     if api_key is None and config.judge == "openai-compatible":
         api_key = load_api_key(config.judge_api_key_file)
     provider = build_provider(config.judge, config.judge_url, config.judge_model, api_key)
-    notice = None if provider.quality_signal else FAKE_NOTICE
+    notice = provider.notice
+    concurrency, timeout = config.concurrency_limit, config.judge_timeout_seconds
+    if provider.max_concurrency is not None:  # more calls than a server takes only queue
+        concurrency = min(concurrency, provider.max_concurrency)
+    if provider.min_timeout is not None:  # e.g. a judge on this machine's CPU
+        timeout = max(timeout, provider.min_timeout)
     store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
     client = JudgeClient(
         provider,
-        concurrency=config.concurrency_limit,
-        timeout=config.judge_timeout_seconds,
+        concurrency=concurrency,
+        timeout=timeout,
         max_attempts=config.judge_max_attempts,
         initial_backoff=config.judge_initial_backoff_seconds,
         max_requests=config.max_judge_requests,
@@ -72,12 +79,16 @@ def score_trajectories(
         job.on_step = progress(roots, job.steps_to_judge(roots), client)
 
     async def go() -> JobResult:
-        async with client:
+        async with provider.serving(), client:  # an embedded judge's server lives this long
             return await job.run(roots)
 
+    # The loaded trees live for the whole run: freezing them keeps the cycle collector from
+    # rescanning them while tens of thousands of judge calls allocate (CPU the job needs).
+    gc.freeze()
     try:
         result = asyncio.run(go())
     finally:
+        gc.unfreeze()
         if store is not None:
             store.close()
     judge_name = f"{provider.name}/{provider.model}"

@@ -11,15 +11,17 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge import __version__
-from agentjudge.api import score_trajectories
 from agentjudge.atif import Limits, Node, load_trees
+from agentjudge.cli_cases import register as register_case_commands
+from agentjudge.cli_report import register as register_report_commands
+from agentjudge.cli_report import write_html_report
 from agentjudge.errors import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
@@ -30,13 +32,13 @@ from agentjudge.errors import (
     InputError,
     UsageError,
 )
-from agentjudge.judge import JudgeClient
-from agentjudge.judge.providers import FAKE_NOTICE
 from agentjudge.judge.secrets import API_KEY_ENV, redact_url
-from agentjudge.report.mlflow import log_run
-from agentjudge.report.results import summary_line, summary_table
+from agentjudge.report.files import check_writable
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.scoring.config import ScoreConfig, load_config
+
+if TYPE_CHECKING:
+    from agentjudge.judge.client import JudgeClient
 
 app = typer.Typer(
     name="agentjudge",
@@ -45,6 +47,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+register_case_commands(app)
+register_report_commands(app)
 
 # typer vendors click privately; its public BadParameter lets us name the base of usage errors.
 _ClickException: type[Exception] = next(
@@ -214,6 +218,9 @@ def score(
     mlflow_experiment: Annotated[
         str, typer.Option("--mlflow-experiment", help="MLflow experiment name.")
     ] = "agentjudge",
+    html: Annotated[
+        Path | None, _opt("--html", "Also write the HTML report of the results here.")
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")
     ] = False,
@@ -260,7 +267,7 @@ def score(
             "no input: name trajectory files or folders (or trajectory_path in --config)"
         )
     interactive = sys.stderr.isatty() and not quiet
-    return run_score(config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment)
+    return run_score(config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment, html)
 
 
 @app.command()
@@ -303,12 +310,18 @@ def run_score(
     quiet: bool,
     mlflow_uri: str | None = None,
     mlflow_experiment: str = "agentjudge",
+    html: Path | None = None,
 ) -> int:
     """Run the job and report it; return the exit code.
 
     On a terminal: a progress bar and a summary table. Otherwise (CI): one summary line on
     stderr. `--quiet`: neither.
     """
+    # the scoring job and its reports load here, so the other commands start faster
+    from agentjudge.api import score_trajectories
+    from agentjudge.report.mlflow import log_run
+    from agentjudge.report.results import summary_line, summary_table
+
     console = Console(stderr=True, soft_wrap=True)
     bar = Progress(
         TextColumn("scoring"),
@@ -323,8 +336,8 @@ def run_score(
 
     def progress(roots: list[Node], total: int, client: JudgeClient) -> Callable[[int], None]:
         # called once the configuration, the judge and the input are known to be usable
-        if not client.provider.quality_signal:
-            console.print(f"[yellow]note:[/yellow] {FAKE_NOTICE}")
+        if client.provider.notice:
+            console.print(f"[yellow]note:[/yellow] {client.provider.notice}")
         task = bar.add_task("steps", total=total, calls=0, tokens=0)
         stats = client.stats
 
@@ -334,9 +347,13 @@ def run_score(
 
         return advance
 
+    if html is not None:
+        check_writable(html, "--html", "the HTML report")
     with bar:
         run = score_trajectories(config, progress=progress)
     document, result, stats = run.document, run.result, run.stats
+    if html is not None:
+        write_html_report(document, html, run.output)
     if mlflow_uri:
         run_id = log_run(document, mlflow_uri, mlflow_experiment)
         console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")

@@ -86,7 +86,7 @@ def render_page(view: dict[str, Any]) -> str:
         '<meta name="generator" content="agentjudge">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{title}</title>\n<style>{style}</style>\n</head>\n<body>\n"
-        '<noscript><p>This report needs JavaScript to show its data; '
+        "<noscript><p>This report needs JavaScript to show its data; "
         "the results JSON holds the same numbers.</p></noscript>\n"
         '<div id="app"></div>\n'
         f'<script type="application/json" id="report-data">{script_json(view)}</script>\n'

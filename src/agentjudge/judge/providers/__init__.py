@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from agentjudge.errors import UsageError
+from agentjudge.judge.model_cache import ensure_model
 from agentjudge.judge.providers.base import Answer, Provider, RetryDecision
 from agentjudge.judge.providers.fake import FAKE_NOTICE, FakeJudge
+from agentjudge.judge.providers.local import LOCAL_NOTICE, LocalJudge, require_extra
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 
 PROVIDERS: dict[str, type[OpenAICompatible]] = {
     "openai-compatible": OpenAICompatible,
     "fake": FakeJudge,
+    "local": LocalJudge,
 }
 
 
@@ -24,19 +27,26 @@ def build_provider(
             raise UsageError("the openai-compatible judge needs --judge-url and --judge-model")
         return OpenAICompatible(url, model, api_key=api_key)
     if kind == "local":
-        raise UsageError(
-            "the embedded judge (--judge local) is not available yet; use --judge-url and "
-            "--judge-model with an OpenAI-compatible server, or --judge fake"
-        )
-    valid = ", ".join(sorted([*PROVIDERS, "local"]))
+        # `model` is not checked: the embedded judge has one model, and callers that
+        # resolve a model name from the environment pass whatever they found
+        if url:
+            raise UsageError(
+                "--judge-url does not apply to --judge local (the embedded judge runs its own "
+                "server): drop it, or use --judge openai-compatible"
+            )
+        require_extra()
+        return LocalJudge(ensure_model())
+    valid = ", ".join(sorted(PROVIDERS))
     raise UsageError(f"unknown judge {kind!r}: use one of {valid}")
 
 
 __all__ = [
     "FAKE_NOTICE",
+    "LOCAL_NOTICE",
     "PROVIDERS",
     "Answer",
     "FakeJudge",
+    "LocalJudge",
     "OpenAICompatible",
     "Provider",
     "RetryDecision",

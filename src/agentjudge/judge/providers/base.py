@@ -29,6 +29,11 @@ class Provider(Protocol):
     model: str
     quality_signal: bool
 
+    @property
+    def notice(self) -> str | None:
+        """What the console and every result must say about this judge, if anything."""
+        ...
+
     def build(self, request: JudgeRequest) -> httpx.Request: ...
 
     def parse(self, status: int, body: bytes) -> Answer: ...

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any, Literal
 
 import httpx
 
@@ -17,14 +18,31 @@ from agentjudge.judge.verdict import CATEGORIES
 FAKE_NOTICE = "the fake judge gives deterministic scores from a hash: not a quality signal"
 
 
-class FakeJudge(OpenAICompatible):
-    quality_signal = False
+FAKE_REASONING = "fake provider: deterministic score"
 
-    def __init__(self, model: str = "fake-judge") -> None:
+
+class FakeJudge(OpenAICompatible):
+    """`answers="hash"` (trajectories): a score derived from the prompt's hash.
+    `answers="scale_max"` (cases, like graph-agents-cli's fake): the scale's maximum."""
+
+    quality_signal = False
+    notice = FAKE_NOTICE
+
+    def __init__(
+        self, model: str = "fake-judge", answers: Literal["hash", "scale_max"] = "hash"
+    ) -> None:
         super().__init__("http://fake-judge.invalid/v1", model, name="fake")
+        self.answers = answers
 
     def transport(self) -> httpx.AsyncBaseTransport | None:
-        return httpx.MockTransport(_answer)
+        return httpx.MockTransport(_scale_max if self.answers == "scale_max" else _answer)
+
+
+def _scale_max(request: httpx.Request) -> httpx.Response:
+    body = json.loads(request.content)
+    schema = body.get("response_format", {}).get("schema", {})
+    maximum = schema.get("properties", {}).get("score", {}).get("maximum", 1)
+    return _completion(request, {"reasoning": FAKE_REASONING, "score": maximum})
 
 
 def _answer(request: httpx.Request) -> httpx.Response:
@@ -37,6 +55,10 @@ def _answer(request: httpx.Request) -> httpx.Response:
         "category": CATEGORIES[digest[1] % len(CATEGORIES)],
         "confidence": round(digest[2] / 255, 3),
     }
+    return _completion(request, verdict)
+
+
+def _completion(request: httpx.Request, verdict: dict[str, Any]) -> httpx.Response:
     content = json.dumps(verdict)
     usage = {"prompt_tokens": len(request.content) // 4, "completion_tokens": len(content) // 4}
     return httpx.Response(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -20,6 +22,9 @@ class OpenAICompatible:
     """
 
     quality_signal = True
+    notice: str | None = None  # said on the console and in every result of this judge
+    max_concurrency: int | None = None  # calls the server can usefully take at once
+    min_timeout: float | None = None  # seconds a call may need, whatever the job's timeout
 
     def __init__(
         self,
@@ -93,6 +98,12 @@ class OpenAICompatible:
 
     def transport(self) -> httpx.AsyncBaseTransport | None:
         return None
+
+    @contextlib.asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        """Held open for a job's judge calls: a judge that runs its own server (`local`)
+        starts it here and stops it on the way out; a remote server needs nothing."""
+        yield
 
 
 def _int(value: object) -> int:

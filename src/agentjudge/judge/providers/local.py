@@ -1,0 +1,270 @@
+"""The `local` judge: a small model on this machine's CPU, behind llama.cpp's OpenAI-compatible
+server, talked to by the same provider code as any other server.
+
+The server (`python -m llama_cpp.server`) is a child process on 127.0.0.1 and a free port,
+started when a job opens the provider (`serving()`) and stopped when it closes it, also on
+Ctrl-C and on errors. It runs in a process group of its own, which is what gets killed; on
+Linux it also dies with us if we are killed outright.
+
+The model is small, so its output is constrained to the answer's JSON schema, with the
+reasoning asked for before the score (a 1.5B model scores much better that way).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from importlib.util import find_spec
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+
+from agentjudge.errors import UsageError
+from agentjudge.judge.model_cache import INSTALL_HINT
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.verdict import CATEGORIES
+
+LOCAL_NOTICE = (
+    "the embedded judge (Qwen2.5-Coder-1.5B on this CPU) is weak: meant for offline use and "
+    "smoke tests, not for decisions; use --judge-url/--judge-model for a real judge"
+)
+MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+CONTEXT_TOKENS = 8192
+REASONING_CHARS = 400  # bounds the tokens a CPU spends before the score (~10 a second)
+READY_TIMEOUT = 180.0
+CALL_TIMEOUT = 600.0
+SCORES = [round(tenth / 10, 1) for tenth in range(11)]  # 0.0, 0.1, ..., 1.0
+# llama-cpp-python as the Makefile builds it: for x86-64 with AVX2, not -march=native
+PORTABLE_BUILD = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+)
+STOP_GRACE = 5.0
+
+# Run in the child before llama_cpp.server replaces it: ask Linux to SIGTERM it when its
+# parent dies (even by SIGKILL), and quit if the parent is already gone.
+_LAUNCH = """\
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(1)
+os.execv(sys.executable, [sys.executable, "-m", "llama_cpp.server", *sys.argv[2:]])
+"""
+
+
+def require_extra() -> None:
+    """Raise `UsageError` naming the install command when the `local` extra is missing."""
+    missing = [name for name in ("llama_cpp", "uvicorn", "fastapi") if find_spec(name) is None]
+    if missing:
+        raise UsageError(
+            f"the embedded judge (--judge local) needs the local extra "
+            f"({', '.join(missing)} not installed): {INSTALL_HINT}"
+        )
+
+
+def machine_threads() -> int:
+    """The CPUs this process may run on (a container's or taskset's limit included)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def answer_schema(request: JudgeRequest) -> dict[str, Any]:
+    """The JSON schema of the answer `request` asks for, reasoning first.
+
+    llama.cpp turns it into a grammar that emits properties in the order listed, so the
+    model writes its reasoning before committing to a number. Its grammar ignores
+    `minimum`/`maximum`, so scores are an enum: a small model left free answers "100".
+    """
+    reasoning = {"type": "string", "maxLength": REASONING_CHARS}
+    score = {"enum": SCORES}
+    if request.answer == "category":
+        return _object(
+            rationale=reasoning,
+            category={"type": "string", "enum": list(CATEGORIES)},
+            confidence=score,
+        )
+    if request.answer == "rubric":
+        criterion = _object(
+            name={"type": "string", "maxLength": 60},
+            description={"type": "string", "maxLength": 300},
+            weight={"enum": [1, 2, 3]},  # positive, as a rubric needs
+        )
+        return _object(criteria={"type": "array", "items": criterion, "minItems": 1, "maxItems": 5})
+    if request.criteria:
+        scores = _object(**dict.fromkeys(request.criteria, score))
+        return _object(reasoning=reasoning, scores=scores)
+    return _object(reasoning=reasoning, score=score)
+
+
+def _object(**properties: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+class LocalJudge(OpenAICompatible):
+    """The embedded judge. Usable only inside `serving()`, which runs its server."""
+
+    notice = LOCAL_NOTICE
+    max_concurrency = 1  # the server answers one request at a time; more would only queue
+    # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once
+    min_timeout = CALL_TIMEOUT
+
+    def __init__(
+        self,
+        model_path: Path,
+        threads: int | None = None,
+        ready_timeout: float = READY_TIMEOUT,
+    ) -> None:
+        super().__init__("http://127.0.0.1/v1", MODEL_NAME, name="local")
+        self.model_path = model_path
+        self.threads = threads or machine_threads()
+        self.ready_timeout = ready_timeout
+
+    def build(self, request: JudgeRequest) -> httpx.Request:
+        if request.response_schema is None:
+            request = replace(request, response_schema=answer_schema(request))
+        return super().build(request)
+
+    def fallback(self, status: int) -> bool:
+        # this server always has JSON mode: a 400 (e.g. a prompt longer than the context)
+        # must not turn the grammar off for every later call
+        return False
+
+    @contextlib.asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        server = LlamaServer(self.model_path, self.threads)
+        try:
+            await server.wait_ready(self.ready_timeout)
+            self.base_url = server.base_url
+            self._url = httpx.URL(f"{server.base_url}/chat/completions")
+            yield
+            server.check_alive()  # its failed calls alone would hide why they failed
+        finally:
+            server.stop()
+
+
+class LlamaServer:
+    """`python -m llama_cpp.server` on 127.0.0.1 and a free port, in its own process group.
+
+    Its output goes to an unnamed temporary file, read only to explain a failed start.
+    """
+
+    def __init__(self, model_path: Path, threads: int) -> None:
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115  (closed by stop())
+        args = [
+            "--model", str(model_path),
+            "--model_alias", MODEL_NAME,
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--n_threads", str(threads),
+            "--n_threads_batch", str(threads),
+            "--n_ctx", str(CONTEXT_TOKENS),
+        ]  # fmt: skip
+        if sys.platform == "linux":
+            command = [sys.executable, "-c", _LAUNCH, str(os.getpid()), *args]
+        else:
+            command = [sys.executable, "-m", "llama_cpp.server", *args]
+        self._process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C is ours to handle; the group is ours to kill
+        )
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    async def wait_ready(self, timeout: float) -> None:
+        """Return once the server has answered a one-token completion (it loads the model
+        before it listens; the first answer proves that its build runs on this CPU); raise
+        `UsageError` if it exits or is not ready within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        async with httpx.AsyncClient(timeout=timeout) as http:
+            while not await self._answers(http):
+                self.check_alive("while starting")
+                if time.monotonic() > deadline:
+                    raise UsageError(
+                        f"the embedded judge's server was not ready after {timeout:.0f} s"
+                        f"{self._last_line()}; is the machine very busy?"
+                    )
+                await asyncio.sleep(0.25)
+
+    async def _answers(self, http: httpx.AsyncClient) -> bool:
+        try:
+            if (await http.get(f"{self.base_url}/models", timeout=2.0)).status_code != 200:
+                return False
+            body = {"messages": [{"role": "user", "content": "Say ok."}], "max_tokens": 1}
+            answer = await http.post(f"{self.base_url}/chat/completions", json=body)
+        except httpx.HTTPError:
+            return False
+        return answer.status_code == 200
+
+    def check_alive(self, when: str = "during the job") -> None:
+        """Raise `UsageError` saying how the server ended if it is no longer running."""
+        code = self._process.poll()
+        if code is None:
+            return
+        how = f"exited with code {code}"
+        fix = f"check memory and that `{INSTALL_HINT}` succeeded"
+        if code < 0:
+            how = f"was killed by {signal.Signals(-code).name}"
+        if code == -signal.SIGILL:  # e.g. AMX, which -march=native compiles in
+            fix = (
+                "its llama-cpp-python build uses an instruction this CPU does not run; "
+                f"rebuild it for AVX2: CMAKE_ARGS='{PORTABLE_BUILD}' pip install "
+                "--force-reinstall --no-cache-dir --no-deps llama-cpp-python"
+            )
+        raise UsageError(f"the embedded judge's server {how} {when}{self._last_line()}; {fix}")
+
+    def stop(self) -> None:
+        """Stop the server's whole process group: SIGTERM, then SIGKILL after a grace
+        period. Synchronous, so a second Ctrl-C cannot interrupt it half-way."""
+        try:
+            if self._process.poll() is None:
+                _signal_group(self._process.pid, signal.SIGTERM)
+                try:
+                    self._process.wait(STOP_GRACE)
+                except subprocess.TimeoutExpired:
+                    _signal_group(self._process.pid, signal.SIGKILL)
+                    self._process.wait()
+            # anything the server itself started goes with it
+            _signal_group(self._process.pid, signal.SIGKILL)
+        finally:
+            self._log.close()
+
+    def _last_line(self) -> str:
+        self._log.seek(0)
+        lines = [ln for ln in self._log.read().decode(errors="replace").splitlines() if ln]
+        return f" ({lines[-1].strip()[:300]})" if lines else ""
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

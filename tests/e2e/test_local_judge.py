@@ -1,0 +1,145 @@
+"""The embedded judge for real: the CLI in a subprocess, the real model on this CPU.
+
+Skipped when the `local` extra is not installed, except under `make test`, which installs
+it and sets AGENTJUDGE_LOCAL_JUDGE_TESTS=required so that a broken install fails. Kept to one
+small trajectory: each judge call costs seconds of CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjudge.judge.providers.local import LOCAL_NOTICE, MODEL_NAME
+from tests.atif.docs import step, write
+
+if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TESTS") != "required":
+    pytest.skip("the local extra is not installed", allow_module_level=True)
+
+pytestmark = [
+    pytest.mark.timeout(300),  # the first run on a machine also joins the 1.1 GB model
+    pytest.mark.skipif(sys.platform != "linux", reason="finds the server's process in /proc"),
+]
+
+TASK = "What is 17 + 25? Reply with the number."
+
+
+def arithmetic(folder: Path) -> Path:
+    """Two agent steps: one obviously right, one obviously wrong and off-task."""
+    document = {
+        "schema_version": "ATIF-v1.7",
+        "session_id": "local-judge-e2e",
+        "agent": {"name": "agent", "version": "1"},
+        "extra": {"task_instruction": TASK},
+        "steps": [
+            step(1, message="17 + 25 = 42. The answer is 42."),
+            step(2, message="The answer is 7. I did not add the numbers; I like bananas."),
+        ],
+    }
+    return write(folder / "run.json", document)
+
+
+def servers() -> set[int]:
+    """Pids of every llama_cpp.server running on this machine."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if proc.name.isdigit() and b"llama_cpp.server" in command:
+            found.add(int(proc.name))
+    return found
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.add(int(proc.name))
+    return found
+
+
+def command(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "agentjudge", "score", *map(str, args), "--judge", "local"]
+
+
+def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -> None:
+    before = servers()
+    # --failure-threshold 0: no categorization call, only the two step calls are paid for
+    flags: list[str | Path] = [
+        "--no-cache",
+        "--failure-threshold",
+        "0",
+        "-o",
+        tmp_path / "out.json",
+    ]
+    run = subprocess.run(
+        command(arithmetic(tmp_path), *flags),
+        capture_output=True, text=True, timeout=280, cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    results: dict[str, Any] = json.loads((tmp_path / "out.json").read_text())
+    good, bad = results["trajectories"][0]["nodes"][0]["steps"]
+    for verdict in (good, bad):
+        assert verdict["error"] is None, verdict
+        assert 0.0 <= verdict["score"] <= 1.0
+        assert verdict["rationale"]  # the reasoning came before the score
+    assert bad["score"] < good["score"], (good, bad)
+    assert results["judge"]["protocol_errors"] == 0
+    assert results["run_parameters"]["atif_judge"] == f"local/{MODEL_NAME}"
+    assert results["run_metadata"]["judge_notice"] == LOCAL_NOTICE
+    assert f"note: {LOCAL_NOTICE}" in run.stderr.replace("\n", " ")
+    assert servers() <= before  # no server left behind
+
+
+def test_ctrl_c_stops_the_server_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    # a long step list keeps the judge busy until the interrupt
+    steps = [step(i, message=f"Step {i}: still adding 17 and 25.") for i in range(1, 30)]
+    document = {
+        "schema_version": "ATIF-v1.7",
+        "session_id": "local-judge-ctrl-c",
+        "agent": {"name": "agent", "version": "1"},
+        "extra": {"task_instruction": TASK},
+        "steps": steps,
+    }
+    path = write(tmp_path / "long.json", document)
+    with subprocess.Popen(
+        command(path, "--no-cache", "-o", tmp_path / "out.json"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+    ) as cli:  # fmt: skip
+        try:
+            server = wait_for_server(cli.pid)
+            time.sleep(12)  # the model loads and the first judge calls are under way
+            cli.send_signal(signal.SIGINT)
+            _, err = cli.communicate(timeout=60)
+        finally:
+            cli.kill()
+    assert cli.returncode == 130, err
+    assert "interrupted" in err
+    assert not Path(f"/proc/{server}").exists()
+    assert not (tmp_path / "out.json").exists()
+
+
+def wait_for_server(cli: int, seconds: float = 120) -> int:
+    """The pid of the llama_cpp.server the CLI started, once it runs."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        started = children(cli) & servers()
+        if started:
+            return started.pop()
+        time.sleep(0.2)
+    raise AssertionError(f"no llama_cpp.server child of {cli} after {seconds} s")

@@ -1,0 +1,335 @@
+"""The `local` provider without its model: the answer schemas it attaches, the errors a user
+can meet, and how it asks the server. The real model runs in tests/e2e/test_local_judge.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from agentjudge.errors import UsageError
+from agentjudge.judge.providers import LOCAL_NOTICE, LocalJudge, build_provider, local
+from agentjudge.judge.request import JudgeRequest, Message
+from agentjudge.judge.verdict import CATEGORIES
+
+
+def request(**fields: object) -> JudgeRequest:
+    return JudgeRequest((Message("user", "judge this"),), "v1", **fields)  # type: ignore[arg-type]
+
+
+def sent(judge: LocalJudge, req: JudgeRequest) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(judge.build(req).content)
+    return body
+
+
+def test_a_score_is_asked_for_after_the_reasoning() -> None:
+    body = sent(LocalJudge(Path("m.gguf")), request())
+    assert body["response_format"] == {
+        "type": "json_object",
+        "schema": {
+            "type": "object",
+            "properties": {
+                "reasoning": {"type": "string", "maxLength": local.REASONING_CHARS},
+                "score": {"enum": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]},
+            },
+            "required": ["reasoning", "score"],
+            "additionalProperties": False,
+        },
+    }
+    # the grammar follows the order of the properties: reasoning must come first
+    schema = body["response_format"]["schema"]
+    assert list(schema["properties"]) == ["reasoning", "score"]
+
+
+def test_each_answer_kind_gets_its_own_schema() -> None:
+    criteria = local.answer_schema(request(criteria=("accuracy", "safety")))
+    assert list(criteria["properties"]) == ["reasoning", "scores"]
+    assert criteria["properties"]["scores"]["required"] == ["accuracy", "safety"]
+    category = local.answer_schema(request(answer="category"))
+    assert list(category["properties"]) == ["rationale", "category", "confidence"]
+    assert category["properties"]["category"]["enum"] == list(CATEGORIES)
+    rubric = local.answer_schema(request(answer="rubric"))
+    assert rubric["properties"]["criteria"]["items"]["required"] == [
+        "name",
+        "description",
+        "weight",
+    ]
+
+
+def test_a_schema_the_caller_gave_is_kept() -> None:
+    own = {"type": "object", "properties": {"score": {"type": "number", "maximum": 5}}}
+    body = sent(LocalJudge(Path("m.gguf")), request(response_schema=own))
+    assert body["response_format"] == {"type": "json_object", "schema": own}
+
+
+def test_a_refused_request_never_turns_json_mode_off() -> None:
+    judge = LocalJudge(Path("m.gguf"))
+    assert judge.fallback(400) is False
+    assert "response_format" in sent(judge, request())
+
+
+def test_the_judge_announces_itself_as_weak_and_takes_one_call_at_a_time() -> None:
+    judge = LocalJudge(Path("m.gguf"), threads=3)
+    assert judge.notice == LOCAL_NOTICE
+    assert "weak" in LOCAL_NOTICE
+    assert "offline" in LOCAL_NOTICE
+    assert "smoke tests" in LOCAL_NOTICE
+    assert judge.max_concurrency == 1
+    assert judge.threads == 3
+    assert LocalJudge(Path("m.gguf")).threads == local.machine_threads()
+
+
+def test_without_the_extra_the_message_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    fake = lambda name: None if name == "llama_cpp" else real(name)  # noqa: E731
+    monkeypatch.setattr("agentjudge.judge.providers.local.find_spec", fake)
+    with pytest.raises(UsageError) as caught:
+        build_provider("local")
+    assert caught.value.exit_code == 3
+    assert "llama_cpp not installed" in str(caught.value)
+    assert "pip install 'agentjudge[local]'" in str(caught.value)
+
+
+def test_a_judge_url_does_not_apply_to_the_embedded_judge() -> None:
+    with pytest.raises(UsageError, match="--judge-url does not apply to --judge local"):
+        build_provider("local", url="http://127.0.0.1:1/v1")
+
+
+# A stand-in for `python -m llama_cpp.server`, found first on PYTHONPATH: it answers
+# /v1/models on the port it is given, and starts a child of its own (like a worker) whose
+# pid it writes down, so the tests can check that the whole group is gone afterwards.
+FAKE_SERVER = """
+import http.server, os, signal, subprocess, sys, time
+args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+mode = os.environ.get("FAKE_LLAMA_MODE", "serve")
+if mode == "crash":
+    print("error: failed to load model 'broken.gguf'", flush=True)
+    sys.exit(2)
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+with open(os.environ["FAKE_LLAMA_PIDS"], "w") as out:
+    out.write(f"{os.getpid()} {child.pid}")
+if mode == "hang":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(300)
+
+answered = 0
+
+class Models(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.end_headers()
+    def do_POST(self):
+        global answered
+        self.rfile.read(int(self.headers["content-length"]))
+        if mode == "sigill" or (mode == "die-later" and answered):
+            os.kill(os.getpid(), signal.SIGILL)  # as a build for another CPU does
+        answered += 1
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+
+http.server.HTTPServer((args["--host"], int(args["--port"])), Models).serve_forever()
+"""
+
+
+@pytest.fixture
+def fake_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put the stand-in server first on the path; return the file it writes its pids to."""
+    package = tmp_path / "fake" / "llama_cpp"
+    (package / "server").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "server" / "__init__.py").write_text("")
+    (package / "server" / "__main__.py").write_text(FAKE_SERVER)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "fake"), *sys.path]))
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("FAKE_LLAMA_PIDS", str(pids))
+    return pids
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, only not reaped
+
+
+def wait_dead(pids: list[int], seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(alive(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def server_pids(path: Path) -> list[int]:
+    return [int(p) for p in path.read_text().split()]
+
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+@linux_only
+def test_serving_starts_the_server_and_stops_its_whole_group(fake_server: Path) -> None:
+    judge = LocalJudge(Path("model.gguf"), threads=2)
+
+    async def use() -> str:
+        async with judge.serving():
+            async with httpx.AsyncClient() as http:
+                answer = await http.get(f"{judge.base_url}/models")
+            assert answer.status_code == 200
+            return judge.base_url
+
+    base_url = asyncio.run(use())
+    assert base_url.startswith("http://127.0.0.1:")
+    assert judge.build(request()).url == f"{base_url}/chat/completions"
+    assert wait_dead(server_pids(fake_server))
+
+
+@linux_only
+def test_an_error_inside_the_job_still_stops_the_server(fake_server: Path) -> None:
+    judge = LocalJudge(Path("model.gguf"))
+
+    async def fail() -> None:
+        async with judge.serving():
+            raise RuntimeError("the job broke")
+
+    with pytest.raises(RuntimeError, match="the job broke"):
+        asyncio.run(fail())
+    assert wait_dead(server_pids(fake_server))
+
+
+@linux_only
+def test_cancelling_the_job_stops_the_server(fake_server: Path) -> None:
+    judge = LocalJudge(Path("model.gguf"))
+
+    async def cancelled() -> None:
+        async def job() -> None:
+            async with judge.serving():
+                await asyncio.sleep(300)
+
+        task = asyncio.create_task(job())
+        while not fake_server.exists():
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        task.cancel()  # what asyncio.run does on Ctrl-C
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled())
+    assert wait_dead(server_pids(fake_server))
+
+
+@linux_only
+def test_a_server_that_ignores_sigterm_is_killed(
+    fake_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "hang")
+    monkeypatch.setattr(local, "STOP_GRACE", 0.5)
+    judge = LocalJudge(Path("model.gguf"), ready_timeout=1.5)
+
+    async def start() -> None:
+        async with judge.serving():
+            pass
+
+    with pytest.raises(UsageError, match=r"not ready after 2 s"):
+        asyncio.run(start())
+    assert wait_dead(server_pids(fake_server))
+
+
+@linux_only
+def test_a_server_that_cannot_start_is_a_usage_error_with_its_last_line(
+    fake_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "crash")
+    judge = LocalJudge(Path("broken.gguf"))
+
+    async def start() -> None:
+        async with judge.serving():
+            pass
+
+    with pytest.raises(UsageError) as caught:
+        asyncio.run(start())
+    assert "exited with code 2 while starting" in str(caught.value)
+    assert "failed to load model 'broken.gguf'" in str(caught.value)
+
+
+@linux_only
+def test_a_build_this_cpu_cannot_run_is_caught_before_the_job(
+    fake_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "sigill")
+    judge = LocalJudge(Path("model.gguf"))
+
+    async def start() -> None:
+        async with judge.serving():
+            raise AssertionError("the job must not start")
+
+    with pytest.raises(UsageError) as caught:
+        asyncio.run(start())
+    assert "was killed by SIGILL while starting" in str(caught.value)
+    assert "instruction this CPU does not run" in str(caught.value)
+    assert wait_dead(server_pids(fake_server))
+
+
+@linux_only
+def test_a_server_that_dies_during_the_job_is_reported(
+    fake_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_LLAMA_MODE", "die-later")
+    judge = LocalJudge(Path("model.gguf"))
+
+    async def job() -> None:
+        async with judge.serving(), httpx.AsyncClient() as http:
+            with pytest.raises(httpx.HTTPError):
+                await http.post(f"{judge.base_url}/chat/completions", json={})
+            await asyncio.sleep(0.5)  # its sockets close a moment before it can be reaped
+
+    with pytest.raises(UsageError, match="was killed by SIGILL during the job"):
+        asyncio.run(job())
+    assert wait_dead(server_pids(fake_server))
+
+
+PARENT = """
+import asyncio, pathlib, sys
+from agentjudge.judge.providers import LocalJudge
+async def main():
+    async with LocalJudge(pathlib.Path("model.gguf")).serving():
+        print("ready", flush=True)
+        await asyncio.sleep(300)
+asyncio.run(main())
+"""
+
+
+@linux_only
+def test_the_server_dies_with_a_parent_that_is_killed_outright(fake_server: Path) -> None:
+    command = [sys.executable, "-c", PARENT]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as parent:
+        try:
+            assert parent.stdout is not None
+            assert parent.stdout.readline().strip() == "ready"
+            server = server_pids(fake_server)[0]
+            assert alive(server)
+            parent.kill()  # SIGKILL: no finally, no cleanup code of ours runs
+            parent.wait()
+            assert wait_dead([server])
+        finally:
+            parent.kill()
+            if fake_server.exists():  # the stand-in's own child outlives it: not the point
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(server_pids(fake_server)[0], signal.SIGKILL)
