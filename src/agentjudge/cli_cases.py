@@ -86,7 +86,7 @@ def grade_command(
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     if junit is not None:
-        check_writable(junit)
+        check_writable(junit, "--junit", "the JUnit XML")
     if html is not None:
         check_writable(html, "--html", "the HTML report")
     options = GradeOptions(

@@ -102,14 +102,21 @@ def test_a_null_score_does_not_fall_back_to_the_phrase() -> None:
 def test_the_schema_asks_for_reasoning_then_a_score_in_1_to_scale() -> None:
     schema = case_score_schema(5.0)
     assert list(schema["properties"]) == ["reasoning", "score"]
-    assert schema["properties"]["score"] == {"type": "number", "minimum": 1, "maximum": 5}
+    assert schema["properties"]["score"] == {
+        "type": "number",
+        "minimum": 1,
+        "maximum": 5,
+        "enum": [1, 2, 3, 4, 5],
+    }
     assert isinstance(schema["properties"]["score"]["maximum"], int)
     assert schema["required"] == ["reasoning", "score"]
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    assert validator.is_valid({"reasoning": "ok", "score": 4.5})
+    assert validator.is_valid({"reasoning": "ok", "score": 4})
+    assert not validator.is_valid({"reasoning": "ok", "score": 4.5})  # whole numbers
     assert not validator.is_valid({"reasoning": "ok", "score": 6})
     assert not validator.is_valid({"reasoning": "ok", "score": 0})
     assert not validator.is_valid({"score": 3})
     assert not validator.is_valid({"reasoning": "ok", "score": 3, "extra": 1})
     assert case_score_schema(7.5)["properties"]["score"]["maximum"] == 7.5
+    assert "enum" not in case_score_schema(7.5)["properties"]["score"]

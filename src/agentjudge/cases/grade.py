@@ -299,9 +299,9 @@ def _run_metrics(
         concurrency = options.concurrency
         if provider.max_concurrency is not None:  # more calls than a server takes only queue
             concurrency = min(concurrency, provider.max_concurrency)
-        client = JudgeClient(
-            provider, concurrency=concurrency, timeout=options.judge_timeout, store=store
-        )
+        # a judge that needs longer per call (the embedded one) gets at least that long
+        timeout = max(options.judge_timeout, provider.min_timeout or 0.0)
+        client = JudgeClient(provider, concurrency=concurrency, timeout=timeout, store=store)
         async with provider.serving(), client:  # an embedded judge's server lives this long
             judged = await run_judges(client, judge_items, advance)
         return {**judged, **await custom}, client.stats

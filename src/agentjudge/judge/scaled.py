@@ -19,6 +19,7 @@ from agentjudge.errors import ProtocolError
 from agentjudge.judge.verdict import Verdict
 
 MIN_SCORE = 1.0
+MAX_ENUM_SCALE = 100  # a longer enum helps no judge
 
 _JSON_SPAN = re.compile(r"\{.*\}", re.DOTALL)
 # graph-agents-cli's phrase, with a lazy gap so "score: -2" reads -2 (out of range), not 2.
@@ -84,13 +85,16 @@ def case_score_schema(scale: float) -> dict[str, Any]:
     """The JSON schema of a case judge's answer, for judges that can be held to one.
 
     `reasoning` comes first: a model that writes its reasons before the score scores better.
+    On a whole-number scale the score is also an `enum` of the whole numbers 1..scale
+    (scores are integers on the scale), because grammar-constrained servers such as
+    llama.cpp's ignore `minimum`/`maximum` and a small model left free answers "100".
     """
+    score: dict[str, Any] = {"type": "number", "minimum": 1, "maximum": _plain(scale)}
+    if float(scale).is_integer() and scale <= MAX_ENUM_SCALE:
+        score["enum"] = list(range(1, int(scale) + 1))
     return {
         "type": "object",
-        "properties": {
-            "reasoning": {"type": "string"},
-            "score": {"type": "number", "minimum": 1, "maximum": _plain(scale)},
-        },
+        "properties": {"reasoning": {"type": "string"}, "score": score},
         "required": ["reasoning", "score"],
         "additionalProperties": False,
     }
