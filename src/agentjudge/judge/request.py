@@ -58,7 +58,7 @@ class JudgeRequest:
         (and no JSON encoding of the large prompts is needed on this per-call path).
         """
         digest = hashlib.sha256()
-        schema = json.dumps(self.response_schema, sort_keys=True)
+        schema = _schema_text(self.response_schema)
         parts = [provider, model, self.prompt_version, self.answer, schema]
         parts += [repr(self.temperature), repr(self.max_tokens), repr(self.scale)]
         parts += [*self.criteria, "|"]
@@ -69,3 +69,18 @@ class JudgeRequest:
             digest.update(b"%d:" % len(data))
             digest.update(data)
         return digest.hexdigest()
+
+
+_SCHEMA_TEXT: dict[int, tuple[dict[str, Any] | None, str]] = {}
+
+
+def _schema_text(schema: dict[str, Any] | None) -> str:
+    """The canonical JSON of a response schema. Requests share a few schema objects, so it
+    is computed once per object (held here, so its id cannot be reused by another)."""
+    cached = _SCHEMA_TEXT.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    text = json.dumps(schema, sort_keys=True)
+    if len(_SCHEMA_TEXT) < 1024:
+        _SCHEMA_TEXT[id(schema)] = (schema, text)
+    return text

@@ -14,6 +14,8 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+import orjson
+
 from agentjudge.scoring.criteria import Rubric
 
 PROMPT_VERSION = "agentjudge-atif-v1"
@@ -76,6 +78,13 @@ def _context(lines: list[str]) -> str:
 
 def quote(value: Any) -> str:
     """Trajectory content as a JSON literal: data, never prompt text."""
+    if isinstance(value, str):
+        # the common case, on every request: orjson writes a string exactly as json does
+        # (ensure_ascii=False), only faster; lone surrogates, which it refuses, go to json
+        try:
+            return orjson.dumps(value).decode()
+        except TypeError:
+            pass
     return json.dumps(value, ensure_ascii=False)
 
 
