@@ -47,8 +47,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-register_case_commands(app)
-register_report_commands(app)
 
 # typer vendors click privately; its public BadParameter lets us name the base of usage errors.
 _ClickException: type[Exception] = next(
@@ -290,8 +288,10 @@ def judge_server(
         int | None, typer.Option(min=1, help="Concurrent requests before answering 429.")
     ] = None,
 ) -> int:
-    """Run the scriptable test judge (OpenAI-compatible) for plumbing checks. Not a judge of
-    quality: its scores come from `[[score=X]]` markers or a hash of the request."""
+    """Run the scriptable test judge (OpenAI-compatible) for plumbing checks.
+
+    Not a judge of quality: its scores come from score markers in the request, or from a
+    hash of it."""
     from agentjudge.testing import JudgeServer, Script
 
     async def serve() -> None:
@@ -302,6 +302,11 @@ def judge_server(
 
     asyncio.run(serve())
     return EXIT_OK
+
+
+# after score, validate and the tools above, so `--help` lists them first
+register_case_commands(app)
+register_report_commands(app)
 
 
 def run_score(

@@ -155,8 +155,9 @@ def analyze_command(
     ] = None,
     top_k: Annotated[int | None, typer.Option(min=1, help="Show the K largest clusters.")] = None,
 ) -> int:
-    """Cluster the reasons of every non-passed case into failure patterns; the analysis is
-    saved as artifacts/analysis_<ts>.json."""
+    """Cluster the reasons of every non-passed case into failure patterns.
+
+    The analysis is saved as artifacts/analysis_<ts>.json."""
     root = find_root()
     if results is not None and not results.exists() and root is not None:
         results = root / results
