@@ -3,31 +3,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from agentjudge.errors import UsageError
-from agentjudge.report.files import write_text_atomic
+from agentjudge.report.files import read_json, write_text_atomic
 from agentjudge.report.html import NotAResultsDocument, render_html
-
-
-def read_results(path: Path) -> dict[str, Any]:
-    """A results file as a dict; a usage error when it is not one `report` can render."""
-    try:
-        document: Any = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file; pass a results JSON file") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read it ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = f" (line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise UsageError(
-            f"{path}: not JSON{where}; pass the results file of agentjudge score or grade"
-        ) from None
-    return document  # type: ignore[no-any-return]  # checked by render_html
 
 
 def write_html_report(document: dict[str, Any], output: Path, source: Path | str) -> None:
@@ -63,7 +46,7 @@ def report_command(
     ),
 ) -> int:
     """Write a self-contained HTML report (no network needed) of a scoring or grading run."""
-    write_html_report(read_results(results), output, results)
+    write_html_report(read_json(results, "results file"), output, results)
     typer.echo(f"report written to {output}")
     return 0
 

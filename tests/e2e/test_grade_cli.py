@@ -327,6 +327,7 @@ def test_atif_trajectories_are_traces(tmp_path: Path) -> None:
     (tmp_path / "dataset.json").write_text(json.dumps(dataset))
     done = grade(tmp_path, "--traces", "run.json", "--dataset", "dataset.json", "-o", "o.json")
     assert done.returncode == 0, done.stderr
+    assert "ignored" not in done.stderr  # matched by its file stem, not left over
     case = results(tmp_path / "o.json")["cases"][0]
     assert case["status"] == "passed"
     assert set(case["checks"]) == {"contains", "max_tokens", "tool_calls"}

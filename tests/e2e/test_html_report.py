@@ -287,14 +287,14 @@ def test_report_rejects_what_is_not_a_results_file(tmp_path: Path) -> None:
     (tmp_path / "list.json").write_text("[1, 2]")
     (tmp_path / "other.json").write_text('{"schema": "agentjudge.score/v2", "metrics": {}}')
     expected = {
-        "bad.json": "error: bad.json: not JSON (line 1); pass the results file of agentjudge "
-        "score or grade",
+        "bad.json": "error: results file bad.json is not valid JSON: unexpected character, "
+        "expected a string key: line 1 column 2 (char 1); fix the file",
         "list.json": "error: list.json: not an agentjudge results file: the top level is not a "
         "JSON object; pass the results file of agentjudge score or agentjudge grade",
         "other.json": "error: other.json: not an agentjudge results file: schema "
         "'agentjudge.score/v2' is not supported (this agentjudge reads 'agentjudge.score/v1'); "
         "pass the results file of agentjudge score or agentjudge grade",
-        "missing.json": "error: missing.json: no such file; pass a results JSON file",
+        "missing.json": "error: results file not found: missing.json",
     }
     for name, message in expected.items():
         run = agentjudge("report", name, "-o", "r.html", cwd=tmp_path)

@@ -16,9 +16,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentjudge.cases.project import ARTIFACTS_DIR, timestamped
 from agentjudge.cases.status import PASSED, STATUS_RANK
 
-ARTIFACTS_DIR = "artifacts"
 PATTERN_LIMIT = 120
 MAX_EXAMPLES = 3
 # The console lists this many case ids per cluster, then "...".
@@ -120,15 +120,9 @@ def analyze_results(results: dict[str, Any], results_file: str, now: datetime) -
 
 
 def analysis_path(root: Path, now: datetime) -> Path:
-    """`<root>/artifacts/analysis_<YYYYmmdd_HHMMSS>.json` in local time; a name already
-    taken gets `_2`, `_3`, ... before the extension. Nothing is created."""
-    stem = f"analysis_{now.astimezone().strftime('%Y%m%d_%H%M%S')}"
-    candidate = root / ARTIFACTS_DIR / f"{stem}.json"
-    counter = 2
-    while candidate.exists():
-        candidate = root / ARTIFACTS_DIR / f"{stem}_{counter}.json"
-        counter += 1
-    return candidate
+    """`<root>/artifacts/analysis_<YYYYmmdd_HHMMSS>.json` in local time, never an existing
+    file's name. Nothing is created."""
+    return timestamped(root / ARTIFACTS_DIR, "analysis", now)
 
 
 def render_analysis(

@@ -14,9 +14,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentjudge.cases.dataset import read_json
 from agentjudge.cases.status import STATUS_RANK
 from agentjudge.errors import EXIT_INVALID, EXIT_OK, UsageError
+from agentjudge.report.files import read_json
 
 # A status we do not know ranks with error and missing: it is not evidence of a pass.
 _UNKNOWN_RANK = 3

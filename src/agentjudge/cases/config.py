@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from agentjudge.cases.dataset import threshold_spec
 from agentjudge.cases.judges import BUILTIN_JUDGES, JudgeSpec, merge_judge
 from agentjudge.errors import UsageError
 
@@ -191,10 +192,7 @@ def _quality(raw: Any, where: str, known: set[str]) -> dict[str, QualityMetric]:
         raise UsageError(f"{where}: quality_metrics: must be a mapping of metric to threshold")
     for name, spec in raw.items():
         at = f"{where}: quality_metrics.{name}"
-        if spec is None:
-            spec = {}
-        elif isinstance(spec, int | float) and not isinstance(spec, bool):
-            spec = {"threshold": spec}
+        spec = threshold_spec(spec)
         if not isinstance(spec, dict):
             raise UsageError(f"{at}: must be a mapping like {{threshold: 4, min_pass_rate: 0.9}}")
         if name not in known:

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from agentjudge.cases.expect import canonical_case, normalise_expect
 from agentjudge.errors import UsageError
+from agentjudge.report.files import read_json
 
 ROLES = ("user", "assistant", "system")
 
@@ -49,21 +48,6 @@ def canonical_hash(value: Any) -> str:
     """sha256 of sorted-key, compact, non-ASCII-preserving JSON (graph-agents-cli's hash)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_json(path: Path, what: str) -> Any:
-    """The parsed JSON of `path`; a missing or invalid file is a usage error naming it."""
-    try:
-        with open(path, "rb") as handle:
-            return orjson.loads(handle.read())
-    except FileNotFoundError:
-        raise UsageError(f"{what} not found: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{what} {path} is a folder; name a JSON file") from None
-    except OSError as exc:
-        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
-    except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file") from None
 
 
 def load_dataset(paths: list[Path]) -> Dataset:
@@ -149,10 +133,7 @@ def _judge_specs(raw: Any, at: str) -> dict[str, dict[str, Any]]:
         )
     specs: dict[str, dict[str, Any]] = {}
     for name, spec in raw.items():
-        if spec is None:
-            spec = {}
-        elif isinstance(spec, int | float) and not isinstance(spec, bool):
-            spec = {"threshold": spec}
+        spec = threshold_spec(spec)
         if not isinstance(spec, dict):
             raise UsageError(f'{at}.judge.{name}: must be an object like {{"threshold": 4}}')
         threshold = spec.get("threshold")
@@ -162,3 +143,13 @@ def _judge_specs(raw: Any, at: str) -> dict[str, dict[str, Any]]:
             raise UsageError(f"{at}.judge.{name}.threshold: must be a number")
         specs[str(name)] = dict(spec)
     return specs
+
+
+def threshold_spec(value: Any) -> Any:
+    """A metric's settings as written: `null` means `{}` and a bare number its threshold
+    (both a case's `judge.<m>` and the config's `quality_metrics.<m>` allow it)."""
+    if value is None:
+        return {}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return {"threshold": value}
+    return value

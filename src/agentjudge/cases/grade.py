@@ -101,10 +101,6 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     planned = _planned(root, options.dataset, traces, note)
     for case in planned.cases:
         gate.check_case_metrics(config, case)
-    planned_ids = {case.id for case in planned.cases}
-    extra = [cid for cid in traces.traces if cid not in planned_ids]
-    if extra and planned.cases:
-        note(f"{len(extra)} trace(s) not in the dataset are ignored: {notices.some(extra)}")
     base = root or Path.cwd()
     output = output_path(base, options.output, RESULTS_DIR, "results")
     check_writable(output)
@@ -113,13 +109,19 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     judge_items: list[tuple[str, JudgeRequest]] = []
     custom_items: list[dict[str, Any]] = []
     targets: dict[str, tuple[gate.CaseGrade, str]] = {}
+    used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)
     for case in planned.cases:
         trace = traces.find(case.id)
         grade_ = gate.grade_checks(case, trace)
         grades.append(grade_)
-        if trace is None or not grade_.judgeable:
+        if trace is None:
             continue
-        _plan_metrics(config, case, trace, grade_, judge_items, custom_items, targets)
+        used.add(str(trace["case_id"]))
+        if grade_.judgeable:
+            _plan_metrics(config, case, trace, grade_, judge_items, custom_items, targets)
+    extra = [cid for cid in traces.traces if cid not in used]
+    if extra and planned.cases:
+        note(f"{len(extra)} trace(s) not in the dataset are ignored: {notices.some(extra)}")
 
     judge = resolve_identity(
         options.judge_provider,

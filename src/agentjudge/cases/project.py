@@ -101,17 +101,19 @@ def output_path(root: Path, value: str | None, folder: str, prefix: str) -> Path
     """Where a results-like file goes: `value` (a file, or a folder for a timestamped name),
     else `<root>/<folder>/<prefix>_<timestamp>.json`. Relative paths are under `root`."""
     if not value:
-        return _unique(root / folder, prefix)
+        return timestamped(root / folder, prefix)
     path = Path(value)
     if not path.is_absolute():
         path = root / path
     if value.endswith(("/", os.sep)) or path.is_dir():
-        return _unique(path, prefix)
+        return timestamped(path, prefix)
     return path
 
 
-def _unique(folder: Path, prefix: str) -> Path:
-    stem = f"{prefix}_{datetime.now().strftime('%Y%m%d_%H%M%S')}"
+def timestamped(folder: Path, prefix: str, now: datetime | None = None) -> Path:
+    """`<folder>/<prefix>_<YYYYmmdd_HHMMSS>.json` (local time); a name already taken gets
+    `_2`, `_3`, ... before the extension. Nothing is created."""
+    stem = f"{prefix}_{(now or datetime.now()).astimezone().strftime('%Y%m%d_%H%M%S')}"
     candidate = folder / f"{stem}.json"
     counter = 2
     while candidate.exists():

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentjudge.cases.dataset import read_json
 from agentjudge.cases.project import TRACES_DIR, json_files, latest_traces
 from agentjudge.errors import UsageError
+from agentjudge.report.files import read_json
 
 # Wrapper fields copied from the first file that has them (they describe the agent run).
 _META_KEYS = (

@@ -1,4 +1,5 @@
-"""Writing result files safely: a temporary file beside the target, then a rename."""
+"""Result files: read with one-line errors; written safely (a temporary file beside the
+target, then a rename)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,18 @@ def check_writable(path: Path, flag: str = "--output", what: str = "the results"
         raise UsageError(
             f"{path}: cannot write {what} here ({exc.strerror}); choose another {flag}"
         ) from None
+
+
+def read_json(path: Path, what: str) -> Any:
+    """The parsed JSON of `path`; a missing or invalid file is a usage error naming it."""
+    try:
+        with open(path, "rb") as handle:
+            return orjson.loads(handle.read())
+    except FileNotFoundError:
+        raise UsageError(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what} {path} is a folder; name a JSON file") from None
+    except OSError as exc:
+        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
+    except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file") from None
