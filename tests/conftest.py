@@ -13,6 +13,15 @@ SHARED = Path(os.environ.get("AGENTJUDGE_SHARED", REPO.parent / "shared"))
 ATIF_FIXTURES = SHARED / "fixtures" / "atif"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # test modules read the fixtures at import: say once where they were looked for
+    if not (SHARED / "fixtures").is_dir():
+        raise pytest.UsageError(
+            f"the shared fixtures are not at {SHARED / 'fixtures'}: clone the repository beside "
+            "shared/ (as CI does) or set AGENTJUDGE_SHARED to the shared/ folder"
+        )
+
+
 @pytest.fixture(scope="session")
 def atif_fixtures() -> Path:
     """The real ATIF files in shared/fixtures/atif (CI lays shared/ beside the clone)."""
