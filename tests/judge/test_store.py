@@ -15,6 +15,7 @@ import pytest
 from agentjudge.judge import JudgeClient, JudgeOutcome
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.store import StoredVerdict, VerdictStore
+from agentjudge.judge.verdict import Verdict
 from agentjudge.testing import JudgeServer, Script
 from tests.conftest import REPO
 from tests.judge.resume_worker import item_request
@@ -136,3 +137,42 @@ def test_a_damaged_store_is_set_aside(tmp_path: Path) -> None:
     assert [p.name.split("-")[0] for p in tmp_path.iterdir() if "damaged" in p.name] == [
         "v.sqlite.damaged"
     ]
+
+
+def test_a_verdict_is_held_until_flushed_and_visible_to_get_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "v.sqlite"
+    store, other = VerdictStore(path), VerdictStore(path)
+    verdict = Verdict(0.5, "fine", {"reasoning": "fine", "score": 0.5})
+    store.put("k", verdict, 10, 2)
+    assert store.get("k") == (verdict, 10, 2)
+    assert other.get("k") is None  # not committed yet
+    store.flush()
+    assert other.get("k") == (verdict, 10, 2)
+    store.put("k2", verdict, 1, 1)
+    store.close()  # closing commits what is held
+    assert other.get("k2") == (verdict, 1, 1)
+    other.close()
+
+
+def test_the_client_commits_each_verdict_before_returning_it(tmp_path: Path) -> None:
+    """Verdicts that return in the same event-loop turn share a commit, made before any of
+    them is handed back: a job killed right after a verdict arrived still has it stored."""
+    path = tmp_path / "v.sqlite"
+    reader = VerdictStore(path)
+    committed: list[bool] = []
+
+    async def go(url: str) -> None:
+        client = JudgeClient(OpenAICompatible(url, "judge"), store=VerdictStore(path))
+
+        async def one(i: int) -> None:
+            request = item_request(i)
+            await client.judge(request)
+            committed.append(reader.get(client.key(request)) is not None)
+
+        async with client:
+            await asyncio.gather(*(one(i) for i in range(30)))
+
+    with JudgeServer() as server:
+        asyncio.run(go(server.base_url))
+    assert committed == [True] * 30
+    reader.close()

@@ -97,6 +97,7 @@ class JudgeClient:
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._metrics = JudgeMetrics(self.meter)
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
+        self._commit_pending: asyncio.Future[None] | None = None
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -132,6 +133,7 @@ class JudgeClient:
             outcome = await self._judge(request)
             if outcome.verdict is not None and self.store is not None:
                 self.store.put(key, outcome.verdict, outcome.input_tokens, outcome.output_tokens)
+                await self._commit(self.store)
             future.set_result(outcome)
             return outcome
         except BaseException as exc:
@@ -140,6 +142,26 @@ class JudgeClient:
             raise
         finally:
             del self._in_flight[key]
+
+    async def _commit(self, store: VerdictStore) -> None:
+        """Wait until the verdicts put so far are committed. The verdicts of every call
+        that returns in this event-loop turn share one commit, made at the end of the turn."""
+        commit = self._commit_pending
+        if commit is None:
+            loop = asyncio.get_running_loop()
+            commit = self._commit_pending = loop.create_future()
+            loop.call_soon(self._flush, store, commit)
+        await asyncio.shield(commit)  # a cancelled caller does not cancel the others' commit
+
+    def _flush(self, store: VerdictStore, commit: asyncio.Future[None]) -> None:
+        self._commit_pending = None
+        try:
+            store.flush()
+        except Exception as exc:  # every call waiting for this commit raises it
+            commit.set_exception(exc)
+            commit.exception()  # retrieved: nobody logs it as lost
+        else:
+            commit.set_result(None)
 
     async def _judge(self, request: JudgeRequest) -> JudgeOutcome:
         kind = "protocol_error"
