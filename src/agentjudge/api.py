@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,6 +11,7 @@ from typing import Any
 from agentjudge.atif import Node
 from agentjudge.judge import ClientStats, JudgeClient
 from agentjudge.judge.providers import build_provider
+from agentjudge.judge.running import run_judging
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import configure_exporter
@@ -82,13 +81,9 @@ def score_trajectories(
         async with provider.serving(), client:  # an embedded judge's server lives this long
             return await job.run(roots)
 
-    # The loaded trees live for the whole run: freezing them keeps the cycle collector from
-    # rescanning them while tens of thousands of judge calls allocate (CPU the job needs).
-    gc.freeze()
     try:
-        result = asyncio.run(go())
+        result = run_judging(go())
     finally:
-        gc.unfreeze()
         if store is not None:
             store.close()
     judge_name = f"{provider.name}/{provider.model}"

@@ -35,6 +35,7 @@ from agentjudge.cases.traces import TraceSet, load_traces, trace_files
 from agentjudge.cases.transcript import RenderedCase, fill_prompt, judge_notes, render_case
 from agentjudge.errors import UsageError
 from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.running import run_judging
 from agentjudge.report.files import check_writable, write_atomic
 
 if TYPE_CHECKING:
@@ -308,12 +309,9 @@ def _run_metrics(
             judged = await run_judges(client, judge_items, advance)
         return {**judged, **await custom}, client.stats
 
-    gc.freeze()
-    gc.enable()
     try:
-        results, stats = asyncio.run(go())
+        results, stats = run_judging(go())
     finally:
-        gc.disable()
         if store is not None:
             store.close()
     if provider is None:
