@@ -295,7 +295,7 @@ def judge_server(
     from agentjudge.testing import JudgeServer, Script
 
     async def serve() -> None:
-        server = JudgeServer(Script(latency=latency, capacity=capacity), port=port)
+        server = JudgeServer(Script(latency=latency, capacity=capacity), port=port, keep_log=False)
         await server.start()
         typer.echo(f"test judge listening on {server.base_url} (Ctrl-C stops it)")
         await asyncio.Event().wait()

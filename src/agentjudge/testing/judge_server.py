@@ -66,9 +66,12 @@ class LoggedRequest:
 class JudgeServer:
     """Run the judge server on 127.0.0.1 in a background thread (a context manager)."""
 
-    def __init__(self, script: Script | None = None, port: int = 0) -> None:
+    def __init__(self, script: Script | None = None, port: int = 0, keep_log: bool = True) -> None:
         self.script = script or Script()
         self.port = port
+        # Tests read every request back; a long-running server (`agentjudge judge-server`)
+        # keeps none, or it would grow by each request's body for as long as it runs.
+        self.keep_log = keep_log
         self.log: list[LoggedRequest] = []
         self._arrivals: Counter[str] = Counter()
         self._in_flight = 0
@@ -171,6 +174,8 @@ class JudgeServer:
         return _error(int(fault), f"scripted {fault}", retry_after=self.script.retry_after)
 
     def _record(self, digest: str, arrival: int, outcome: str, body: dict[str, Any]) -> None:
+        if not self.keep_log:
+            return
         with self._lock:
             self.log.append(LoggedRequest(digest, arrival, outcome, body))
 
