@@ -104,3 +104,28 @@ def test_copied_context_is_shown_but_not_scored(atif_fixtures: Path, tmp_path: P
     assert len(found.steps) == 13
     assert sum(s.is_context for s in found.steps) == 4
     assert [s.segment for s in found.steps].count(1) == 8
+
+
+def test_trees_in_flight_keep_about_eight_step_requests_per_concurrent_call(
+    tmp_path: Path,
+) -> None:
+    for i in range(40):
+        write(tmp_path / "many" / f"t{i}.json", doc(25, session_id=f"s{i}"))
+    for i in range(300):
+        write(tmp_path / "tiny" / f"t{i}.json", doc(1, session_id=f"t{i}"))
+    write(tmp_path / "one" / "t.json", doc(400))
+    expected = {"many": 21, "tiny": 256, "one": 2}  # ceil(8 * 64 / 25); capped; at least 2
+    for folder, trees in expected.items():
+        job, _ = capture_job(tmp_path / folder)
+        job.client.concurrency = 64
+        assert job.trees_in_flight(job.load()) == trees, folder
+
+
+def test_a_job_over_many_trees_judges_every_step(tmp_path: Path) -> None:
+    for i in range(60):
+        write(tmp_path / f"t{i}.json", doc(6, session_id=f"s{i}"))
+    job, seen = capture_job(tmp_path)
+    job.client.concurrency = 4  # ceil(8 * 4 / 6) = 6 trees at once: the others wait
+    assert job.trees_in_flight(job.load()) == 6
+    run(job)
+    assert len(seen) == 60 * 6

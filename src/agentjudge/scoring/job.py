@@ -8,6 +8,7 @@ cancels the rest and fails the job; under `skip_failed_trajectory` it is kept as
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -38,7 +39,12 @@ from agentjudge.scoring.prompts import (
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 
 CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
-TREES_IN_FLIGHT = 256  # bounds memory; the judge client bounds the calls
+# Trees being judged at once: enough for about this many step requests per call the judge
+# client takes at once, so calls never wait for a tree to be planned. More only queue: 256
+# trees planned together kept the event loop busy in bursts of a second, slowing every call
+# in flight, and made trees finish in waves (a tree's categorizations queued behind all).
+QUEUED_STEPS_PER_CALL = 8
+MAX_TREES_IN_FLIGHT = 256  # bounds memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +135,14 @@ class ScoringJob:
             if not node.problems and node.depth <= self.config.max_subagent_depth
         )
 
+    def trees_in_flight(self, roots: Sequence[Node]) -> int:
+        """How many trees to judge at once (the judge client bounds the calls)."""
+        steps_per_tree = max(1, self.steps_to_judge(roots)) / max(1, len(roots))
+        wanted = math.ceil(QUEUED_STEPS_PER_CALL * self.client.concurrency / steps_per_tree)
+        return max(2, min(MAX_TREES_IN_FLIGHT, wanted))
+
     async def run(self, roots: Sequence[Node]) -> JobResult:
-        limit = asyncio.Semaphore(TREES_IN_FLIGHT)
+        limit = asyncio.Semaphore(self.trees_in_flight(roots))
 
         async def one(root: Node) -> TreeResult:
             async with limit:
