@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -155,14 +156,20 @@ def test_a_verdict_is_held_until_flushed_and_visible_to_get_at_once(tmp_path: Pa
 
 
 def test_the_client_commits_each_verdict_before_returning_it(tmp_path: Path) -> None:
-    """Verdicts that return in the same event-loop turn share a commit, made before any of
-    them is handed back: a job killed right after a verdict arrived still has it stored."""
+    """Verdicts that return close together share a commit, made before any of them is
+    handed back: a job killed right after a verdict arrived still has it stored."""
     path = tmp_path / "v.sqlite"
     reader = VerdictStore(path)
     committed: list[bool] = []
+    commits: list[int] = []
+
+    class Counting(VerdictStore):
+        def flush(self) -> None:
+            commits.append(len(self._held))
+            super().flush()
 
     async def go(url: str) -> None:
-        client = JudgeClient(OpenAICompatible(url, "judge"), store=VerdictStore(path))
+        client = JudgeClient(OpenAICompatible(url, "judge"), store=Counting(path))
 
         async def one(i: int) -> None:
             request = item_request(i)
@@ -175,4 +182,16 @@ def test_the_client_commits_each_verdict_before_returning_it(tmp_path: Path) -> 
     with JudgeServer() as server:
         asyncio.run(go(server.base_url))
     assert committed == [True] * 30
+    assert sum(commits) == 30
+    assert len([c for c in commits if c]) < 30  # answers arriving together share a commit
     reader.close()
+
+
+def test_a_failed_commit_raises_and_leaves_no_transaction_open(tmp_path: Path) -> None:
+    store = VerdictStore(tmp_path / "v.sqlite")
+    store.put("k", Verdict(0.5, "fine"), 1, 1)
+    store._db.execute("DROP TABLE verdicts")  # what a damaged or foreign file could do
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        store.flush()
+    assert not store._db.in_transaction
+    store._db.close()
