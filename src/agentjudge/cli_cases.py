@@ -12,27 +12,22 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentjudge.cases.analyze import analysis_path, analyze_results, render_analysis
-from agentjudge.cases.catalog import catalog
-from agentjudge.cases.compare import (
-    compare_exit_code,
-    compare_results,
-    load_results,
-    render_compare,
-)
-from agentjudge.cases.config import EvalConfig, load_config
-from agentjudge.cases.grade import DEFAULT_JUDGE_TIMEOUT, GradeOptions, grade
-from agentjudge.cases.project import DEFAULT_CONFIG, RESULTS_DIR, find_root
-from agentjudge.cases.report import print_summary, write_junit
+from agentjudge.cases.project import DEFAULT_CONFIG, DEFAULT_JUDGE_TIMEOUT, RESULTS_DIR, find_root
 from agentjudge.cli_report import write_html_report
 from agentjudge.errors import UsageError
 from agentjudge.report.files import check_writable, write_atomic
+
+if TYPE_CHECKING:
+    from agentjudge.cases.config import EvalConfig
+
+# The grading modules (jsonschema, the judge client, ...) are imported by the commands that
+# use them, so that `agentjudge score` and `validate` start without them.
 
 metric_app = typer.Typer(help="Discover the metrics a case can use.", no_args_is_help=True)
 
@@ -83,6 +78,9 @@ def grade_command(
     Exit codes: 0 gate met; 1 a case failed or a quality metric is under its min_pass_rate;
     2 a case is error or missing (incomplete run); 3 configuration error (nothing written).
     """
+    from agentjudge.cases.grade import GradeOptions, grade
+    from agentjudge.cases.report import print_summary, write_junit
+
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     if junit is not None:
@@ -138,6 +136,13 @@ def compare_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> int:
     """Compare two results files case by case: regressions, improvements, score deltas."""
+    from agentjudge.cases.compare import (
+        compare_exit_code,
+        compare_results,
+        load_results,
+        render_compare,
+    )
+
     report = compare_results(
         load_results(baseline), load_results(candidate), baseline.name, candidate.name
     )
@@ -158,6 +163,9 @@ def analyze_command(
     """Cluster the reasons of every non-passed case into failure patterns.
 
     The analysis is saved as artifacts/analysis_<ts>.json."""
+    from agentjudge.cases.analyze import analysis_path, analyze_results, render_analysis
+    from agentjudge.cases.compare import load_results
+
     root = find_root()
     if results is not None and not results.exists() and root is not None:
         results = root / results
@@ -187,6 +195,9 @@ def metric_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print the catalogue as JSON.")] = False,
 ) -> int:
     """List the deterministic checks, modifiers, judges and this project's metrics."""
+    from agentjudge.cases.catalog import catalog
+    from agentjudge.cases.config import load_config
+
     root = find_root()
     config: EvalConfig | None = None
     if root is not None and (root / DEFAULT_CONFIG).is_file():

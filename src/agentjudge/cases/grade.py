@@ -24,6 +24,7 @@ from agentjudge.cases.project import (
     DATASETS_DIR,
     DEFAULT_CONFIG,
     DEFAULT_DATASET,
+    DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
     find_root,
     identity,
@@ -40,8 +41,6 @@ from agentjudge.report.files import check_writable, write_atomic
 
 if TYPE_CHECKING:
     from agentjudge.judge.client import ClientStats
-
-DEFAULT_JUDGE_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ DEFAULT_CONFIG = "tests/eval/eval_config.yaml"
 TRACES_DIR = "artifacts/traces"
 RESULTS_DIR = "artifacts/grade_results"
 ARTIFACTS_DIR = "artifacts"
+DEFAULT_JUDGE_TIMEOUT = 120.0  # seconds, as graph-agents-cli
 
 # Only these prefixes of the process environment matter to grading; the rest is ignored so
 # that nothing unrelated (or secret) is ever carried along.
