@@ -396,8 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         result = EXIT_INTERRUPTED
     if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this code itself
         typer.echo(
-            "interrupted: nothing was written; judged steps are kept in the verdict store, "
-            "so running the same command again resumes",
+            "interrupted: nothing was written; the verdicts judged so far are kept in the "
+            "verdict store (unless --no-cache), so running the same command again resumes",
             err=True,
         )
     return result if isinstance(result, int) else EXIT_OK
