@@ -106,26 +106,25 @@ def test_copied_context_is_shown_but_not_scored(atif_fixtures: Path, tmp_path: P
     assert [s.segment for s in found.steps].count(1) == 8
 
 
-def test_trees_in_flight_keep_about_eight_step_requests_per_concurrent_call(
-    tmp_path: Path,
-) -> None:
-    for i in range(40):
-        write(tmp_path / "many" / f"t{i}.json", doc(25, session_id=f"s{i}"))
-    for i in range(300):
-        write(tmp_path / "tiny" / f"t{i}.json", doc(1, session_id=f"t{i}"))
-    write(tmp_path / "one" / "t.json", doc(400))
-    expected = {"many": 21, "tiny": 256, "one": 2}  # ceil(8 * 64 / 25); capped; at least 2
-    for folder, trees in expected.items():
-        job, _ = capture_job(tmp_path / folder)
-        job.client.concurrency = 64
-        assert job.trees_in_flight(job.load()) == trees, folder
-
-
-def test_a_job_over_many_trees_judges_every_step(tmp_path: Path) -> None:
+def test_a_job_plans_only_a_budget_of_steps_ahead_and_judges_every_step(tmp_path: Path) -> None:
     for i in range(60):
         write(tmp_path / f"t{i}.json", doc(6, session_id=f"s{i}"))
+    write(tmp_path / "big.json", doc(100, session_id="big"))
     job, seen = capture_job(tmp_path)
-    job.client.concurrency = 4  # ceil(8 * 4 / 6) = 6 trees at once: the others wait
-    assert job.trees_in_flight(job.load()) == 6
+    job.client.concurrency = 4
+    budget = job.step_budget()
+    assert budget.total == 32  # 8 steps per concurrent call
+    peak: list[int] = []
+    original = budget.acquire
+
+    async def acquire(cost: int) -> None:
+        await original(cost)
+        peak.append(budget.used)
+
+    budget.acquire = acquire  # type: ignore[method-assign]
+    job.step_budget = lambda: budget  # type: ignore[method-assign]
     run(job)
-    assert len(seen) == 60 * 6
+    assert len(seen) == 60 * 6 + 100
+    assert max(peak) <= 32
+    assert peak.count(32) >= 1  # the 100-step tree went alone, on the whole budget
+    assert max(peak) > 6  # the small trees were judged several at once

@@ -8,7 +8,6 @@ cancels the rest and fails the job; under `skip_failed_trajectory` it is kept as
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -36,15 +35,13 @@ from agentjudge.scoring.prompts import (
     system_prompt,
     user_prompt,
 )
+from agentjudge.scoring.step_budget import StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 
 CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
-# Trees being judged at once: enough for about this many step requests per call the judge
-# client takes at once, so calls never wait for a tree to be planned. More only queue: 256
-# trees planned together kept the event loop busy in bursts of a second, slowing every call
-# in flight, and made trees finish in waves (a tree's categorizations queued behind all).
+# Steps of trees being judged at once, per call the judge client takes at once: enough
+# queued requests that calls never wait for a tree to be planned (see step_budget.py).
 QUEUED_STEPS_PER_CALL = 8
-MAX_TREES_IN_FLIGHT = 256  # bounds memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,25 +125,29 @@ class ScoringJob:
     def steps_to_judge(self, roots: Sequence[Node]) -> int:
         """How many steps the job will go through (the progress bar's total; with
         `scored_frames=agent` some of them are skipped rather than judged)."""
+        return sum(self._tree_steps(root) for root in roots)
+
+    def _tree_steps(self, root: Node) -> int:
         return sum(
             node.steps
-            for root in roots
             for node in root.walk()
             if not node.problems and node.depth <= self.config.max_subagent_depth
         )
 
-    def trees_in_flight(self, roots: Sequence[Node]) -> int:
-        """How many trees to judge at once (the judge client bounds the calls)."""
-        steps_per_tree = max(1, self.steps_to_judge(roots)) / max(1, len(roots))
-        wanted = math.ceil(QUEUED_STEPS_PER_CALL * self.client.concurrency / steps_per_tree)
-        return max(2, min(MAX_TREES_IN_FLIGHT, wanted))
+    def step_budget(self) -> StepBudget:
+        """Steps planned ahead: a few per call the judge client takes at once."""
+        return StepBudget(QUEUED_STEPS_PER_CALL * self.client.concurrency)
 
     async def run(self, roots: Sequence[Node]) -> JobResult:
-        limit = asyncio.Semaphore(self.trees_in_flight(roots))
+        budget = self.step_budget()
 
         async def one(root: Node) -> TreeResult:
-            async with limit:
+            cost = budget.cost(self._tree_steps(root))
+            await budget.acquire(cost)
+            try:
                 return await self._score_tree(root)
+            finally:
+                budget.release(cost)
 
         failed: str | None = None
         trees: list[TreeResult] = []
