@@ -117,9 +117,9 @@ def test_a_job_plans_only_a_budget_of_steps_ahead_and_judges_every_step(tmp_path
     peak: list[int] = []
     original = budget.acquire
 
-    async def acquire(cost: int) -> None:
+    async def acquire(cost: int = 1) -> None:
         await original(cost)
-        peak.append(budget.used)
+        peak.append(budget.in_flight)
 
     budget.acquire = acquire  # type: ignore[method-assign]
     job.step_budget = lambda: budget  # type: ignore[method-assign]

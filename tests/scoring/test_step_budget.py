@@ -28,18 +28,18 @@ def test_trees_are_admitted_in_order_while_their_steps_fit() -> None:
         ]
         await asyncio.sleep(0.01)
         assert order == ["a", "b"]
-        assert budget.used == 10
+        assert budget.in_flight == 10
         holds["a"].set()
         await asyncio.sleep(0.01)
         assert order == ["a", "b"]  # c needs the whole budget: d stays behind it
         holds["b"].set()
         await asyncio.sleep(0.01)
         assert order == ["a", "b", "c"]
-        assert budget.used == 10
+        assert budget.in_flight == 10
         holds["c"].set()
         holds["d"].set()
         await asyncio.gather(*tasks)
-        assert budget.used == 0
+        assert budget.in_flight == 0
         return order
 
     assert asyncio.run(go()) == ["a", "b", "c", "d"]
@@ -56,7 +56,7 @@ def test_a_cancelled_waiter_gives_its_turn_to_the_next() -> None:
         await asyncio.sleep(0)
         budget.release(4)
         await asyncio.wait_for(after, 1)
-        assert budget.used == 2
+        assert budget.in_flight == 2
 
     asyncio.run(go())
 
