@@ -13,7 +13,7 @@ import httpx
 import yarl
 
 # aiohttp computes these itself
-_OWN = frozenset({"host", "content-length"})
+_OWN = frozenset({b"host", b"content-length"})
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -35,12 +35,18 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         session = self._get_session()
+        body = await request.aread()
+        headers = [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in request.headers.raw
+            if name.lower() not in _OWN
+        ]
         try:
             async with session.request(
                 request.method,
                 self._url(request.url),
-                data=request.content,
-                headers=[(k, v) for k, v in request.headers.multi_items() if k not in _OWN],
+                data=body,
+                headers=headers,
                 allow_redirects=False,
                 auto_decompress=True,
             ) as response:
