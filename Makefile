@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 STAMP_DEV := $(VENV)/.installed-dev
 STAMP_LOCAL := $(VENV)/.installed-local
 STAMP_RUN := $(VENV)/.installed
+# A LiteLLM proxy for the tests, in a virtualenv of its own (its pins are not ours)
+LITELLM_VENV := $(VENV)/peers/litellm
+LITELLM := litellm[proxy]==1.108.7
+STAMP_LITELLM := $(LITELLM_VENV)/.installed
 
 # The embedded judge's server, llama-cpp-python, has no binary wheel: it compiles for 4-9
 # minutes. It is compiled once per machine into a user-level folder that every clone and
@@ -55,6 +59,11 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e ".[dev]"
 	touch $@ $(STAMP_RUN)
 
+$(STAMP_LITELLM): Makefile | $(BIN)/python
+	$(PYTHON) -m venv $(LITELLM_VENV)
+	$(LITELLM_VENV)/bin/python -m pip install --quiet "$(LITELLM)"
+	touch $@
+
 ## demo: install agentjudge with the embedded judge and score examples/ with it: a weak
 ## judge on this CPU, for offline use and smoke tests. The first run on a machine compiles
 ## llama-cpp-python and joins the model into ~/.cache/agentjudge; later runs reuse both.
@@ -73,10 +82,11 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
-# the embedded judge's and the browser tests fail rather than skip here: this target
-# installs both
-unit: $(STAMP_DEV) $(STAMP_LOCAL) browser
-	AGENTJUDGE_LOCAL_JUDGE_TESTS=required AGENTJUDGE_BROWSER_TESTS=required $(BIN)/pytest
+# the embedded judge's, the LiteLLM proxy's and the browser tests fail rather than skip
+# here: this target installs all three
+unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) browser
+	AGENTJUDGE_LOCAL_JUDGE_TESTS=required AGENTJUDGE_BROWSER_TESTS=required \
+	  AGENTJUDGE_LITELLM_TESTS=required $(BIN)/pytest
 
 # the HTML report's tests open it in Debian's chromium, headless (Playwright drives it; its
 # wheel brings no browser): installed once per machine, as root (as CI runs)

@@ -10,7 +10,7 @@ from typing import Any
 
 from agentjudge.atif import Node
 from agentjudge.judge import ClientStats, JudgeClient
-from agentjudge.judge.providers import build_provider
+from agentjudge.judge.providers import JudgeSpec, build_provider
 from agentjudge.judge.running import run_judging
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.store import VerdictStore, default_store_path
@@ -41,18 +41,28 @@ def score_trajectories(
     api_key: str | None = None,
     progress: Progress | None = None,
     on_loaded: Callable[[int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> ScoreRun:
     """Run a scoring job and write its results file; raise `UsageError`/`InputError` for
-    configuration or input that cannot run. `api_key` overrides the configured key source."""
+    configuration or input that cannot run. `api_key` overrides the configured key source;
+    `on_note` hears, once each, how the judge's requests adapted to its server."""
     started = datetime.now(UTC)
     output = Path(config.output)
     check_writable(output)  # before any judge call: never judge work that cannot be saved
     criteria = resolve_criteria(
         config.scoring_mode, config.rubric, config.reference_registry_path, config.reference_rubric
     )
-    if api_key is None and config.judge == "openai-compatible":
+    if api_key is None and config.judge_api_key_file is not None:
         api_key = load_api_key(config.judge_api_key_file)
-    provider = build_provider(config.judge, config.judge_url, config.judge_model, api_key)
+    spec = JudgeSpec(
+        config.judge,
+        config.judge_model,
+        config.judge_url,
+        api_key,
+        config.judge_api_version,
+        config.judge_reasoning_effort,
+    )
+    provider = build_provider(spec)
     notice = provider.notice
     concurrency, timeout = config.concurrency_limit, config.judge_timeout_seconds
     if provider.max_concurrency is not None:  # more calls than a server takes only queue
@@ -68,6 +78,7 @@ def score_trajectories(
         initial_backoff=config.judge_initial_backoff_seconds,
         max_requests=config.max_judge_requests,
         store=store,
+        on_note=on_note,
     )
     job = ScoringJob(config, criteria, client)
     roots = job.load()
@@ -87,6 +98,13 @@ def score_trajectories(
         if store is not None:
             store.close()
     judge_name = f"{provider.name}/{provider.model}"
-    document = results_document(result, config, criteria, judge_name, notice, client.stats, started)
+    details = {
+        "endpoint": provider.safe_endpoint,
+        "requests": provider.settled(),
+        "notes": client.notes,
+    }
+    document = results_document(
+        result, config, criteria, judge_name, notice, client.stats, started, details
+    )
     write_atomic(output, document)
     return ScoreRun(document, result, client.stats, output, notice)

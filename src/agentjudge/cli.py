@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge import __version__
@@ -32,7 +33,7 @@ from agentjudge.errors import (
     InputError,
     UsageError,
 )
-from agentjudge.judge.secrets import API_KEY_ENV, redact_url
+from agentjudge.judge.secrets import API_KEY_ENV
 from agentjudge.report.files import check_writable
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -200,14 +201,33 @@ def score(
         str | None, _opt("--cache", "Verdict store path [~/.cache/agentjudge/verdicts.sqlite].")
     ] = None,
     judge: Annotated[
-        str | None, _opt("--judge", "openai-compatible | fake | local [openai-compatible].")
+        str | None,
+        _opt(
+            "--judge",
+            "openai-compatible | openai | azure | anthropic | gemini | local | fake "
+            "[openai-compatible].",
+        ),
     ] = None,
     judge_url: Annotated[
-        str | None, _opt("--judge-url", "Base URL of an OpenAI-compatible judge (…/v1).")
+        str | None,
+        _opt("--judge-url", "Judge base URL (…/v1); openai, anthropic, gemini have defaults."),
     ] = None,
-    judge_model: Annotated[str | None, _opt("--judge-model", "Judge model name.")] = None,
+    judge_model: Annotated[
+        str | None, _opt("--judge-model", "Judge model name (Azure: the deployment).")
+    ] = None,
     judge_api_key_file: Annotated[
-        str | None, _opt("--judge-api-key-file", f"File holding the key [else ${API_KEY_ENV}].")
+        str | None,
+        _opt(
+            "--judge-api-key-file",
+            f"File holding the key [else ${API_KEY_ENV}, else the provider's own variable].",
+        ),
+    ] = None,
+    judge_api_version: Annotated[
+        str | None, _opt("--judge-api-version", "Azure OpenAI api-version [2024-10-21].")
+    ] = None,
+    judge_reasoning_effort: Annotated[
+        str | None,
+        _opt("--judge-reasoning-effort", "Reasoning models: none | minimal | low | medium | high."),
     ] = None,
     mlflow_tracking_uri: Annotated[
         str | None,
@@ -258,6 +278,8 @@ def score(
         "judge_url": judge_url,
         "judge_model": judge_model,
         "judge_api_key_file": judge_api_key_file,
+        "judge_api_version": judge_api_version,
+        "judge_reasoning_effort": judge_reasoning_effort,
     }
     config = load_config(config_file, overrides)
     if not config.trajectory_path:
@@ -287,17 +309,36 @@ def judge_server(
     capacity: Annotated[
         int | None, typer.Option(min=1, help="Concurrent requests before answering 429.")
     ] = None,
+    mimic: Annotated[
+        str | None,
+        typer.Option(
+            metavar="API",
+            help="Mimic an API: openai|anthropic|gemini|vllm|ollama|azure "
+            "[a permissive OpenAI-compatible server].",
+        ),
+    ] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(help="The only key accepted, by the mimicked APIs that check one."),
+    ] = None,
 ) -> int:
-    """Run the scriptable test judge (OpenAI-compatible) for plumbing checks.
+    """Run the scriptable test judge (OpenAI-compatible, or mimicking an API) for plumbing checks.
 
     Not a judge of quality: its scores come from score markers in the request, or from a
     hash of it."""
     from agentjudge.testing import JudgeServer, Script
+    from agentjudge.testing.mimic import DIALECTS
+
+    if mimic is not None and mimic not in DIALECTS:
+        raise UsageError(f"--mimic must be one of {', '.join(DIALECTS)}, not {mimic!r}")
 
     async def serve() -> None:
-        server = JudgeServer(Script(latency=latency, capacity=capacity), port=port, keep_log=False)
+        script = Script(latency=latency, capacity=capacity)
+        server = JudgeServer(script, port=port, keep_log=False, mimic=mimic, api_key=api_key)
         await server.start()
-        typer.echo(f"test judge listening on {server.base_url} (Ctrl-C stops it)")
+        title = server.dialect.title
+        speaks = f"mimicking the {title} API" if mimic else f"({title})"
+        typer.echo(f"test judge {speaks} listening on {server.base_url} (Ctrl-C stops it)")
         await asyncio.Event().wait()
 
     asyncio.run(serve())
@@ -324,6 +365,7 @@ def run_score(
     """
     # the scoring job and its reports load here, so the other commands start faster
     from agentjudge.api import score_trajectories
+    from agentjudge.judge.store import store_line
     from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
@@ -352,10 +394,14 @@ def run_score(
 
         return advance
 
+    def note(text: str) -> None:
+        if not quiet:
+            console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
+
     if html is not None:
         check_writable(html, "--html", "the HTML report")
     with bar:
-        run = score_trajectories(config, progress=progress)
+        run = score_trajectories(config, progress=progress, on_note=note)
     document, result, stats = run.document, run.result, run.stats
     if html is not None:
         write_html_report(document, html, run.output)
@@ -366,10 +412,18 @@ def run_score(
         summary_table(document, Console())
     elif not quiet:
         console.print(summary_line(document, run.output))
-    if stats.calls and not stats.successes and config.judge_url:
+    if not quiet and stats.cache_hits:
+        console.print(store_line(stats, config.cache_path), highlight=False)
+    error = document["error"]
+    if error and error.get("message"):
+        console.print(f"error: {error['type']}: {error['message']}", markup=False, highlight=False)
+    endpoint = document["judge"].get("endpoint")
+    if stats.calls and not stats.successes and endpoint and not (error and error.get("message")):
         console.print(
-            f"error: none of {stats.calls} judge calls got an answer from "
-            f"{redact_url(config.judge_url)}; check --judge-url and that the server is up"
+            f"error: none of {stats.calls} judge calls got an answer from {endpoint}; "
+            "check --judge-url and that the server is up",
+            markup=False,
+            highlight=False,
         )
     if result.failed:
         return EXIT_JOB_FAILED

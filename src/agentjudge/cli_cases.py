@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge.cases.project import DEFAULT_CONFIG, DEFAULT_JUDGE_TIMEOUT, RESULTS_DIR, find_root
@@ -55,7 +56,10 @@ def grade_command(
     ] = None,
     judge_provider: Annotated[
         str | None,
-        typer.Option(help="Judge provider: openai-compatible, openai, fake or local."),
+        typer.Option(
+            help="Judge provider: openai-compatible, openai, azure, anthropic, gemini, local "
+            "or fake."
+        ),
     ] = None,
     judge_model: Annotated[str | None, typer.Option(help="Judge model name.")] = None,
     judge_timeout: Annotated[
@@ -113,11 +117,17 @@ def grade_command(
         return lambda: bar.advance(task)
 
     with bar:
-        run = grade(options, lambda text: err.print(f"[yellow]warning:[/yellow] {text}"), progress)
+        run = grade(
+            options, lambda text: err.print(f"[yellow]warning:[/yellow] {escape(text)}"), progress
+        )
     if junit is not None:
         write_junit(junit, run.document)
     if html is not None:
         write_html_report(run.document, html, run.output)
+    if not quiet and run.stats is not None and run.stats.cache_hits:
+        from agentjudge.judge.store import store_line
+
+        err.print(store_line(run.stats, None), highlight=False)
     if quiet:
         summary = run.document["summary"]
         out.print(f"agentjudge grade: exit code {run.exit_code}; {json.dumps(summary)}")

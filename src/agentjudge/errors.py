@@ -65,11 +65,13 @@ class JudgeError(Exception):
     """A judge call that failed after its retries. `kind` is a fixed, safe error type.
 
     The message never holds a raw response body or a library's exception text: those may
-    carry prompts, secrets or garbage, and results only ever record `kind`.
+    carry prompts, secrets or garbage. `detail` is at most a server's own explanation of a
+    refused call, redacted and cut by the provider (`Provider.error_message`).
     """
 
     def __init__(self, kind: str, detail: str = "") -> None:
         self.kind = kind
+        self.detail = detail
         super().__init__(f"{kind}: {detail}" if detail else kind)
 
 

@@ -140,6 +140,18 @@ def test_a_project_graded_end_to_end(project: Path, server: JudgeServer) -> None
     assert "gate failed" in done.stdout
 
 
+def test_a_rerun_says_its_verdicts_came_from_the_store(project: Path, server: JudgeServer) -> None:
+    first = grade(project, "--output", "a.json", server=server)
+    assert "verdict store" not in first.stderr
+    again = grade(project, "--output", "b.json", server=server)
+    assert again.returncode == first.returncode == 1
+    assert len(server.log) == 4  # the second run made no judge call
+    store = project.parent / "cache" / "verdicts.sqlite"
+    line = f"4 of 4 verdicts from the verdict store ({store}); --no-cache to judge again"
+    assert line in again.stderr
+    assert results(project / "b.json")["judge_usage"]["cache_hits"] == 4
+
+
 def test_judge_calls_run_concurrently_across_cases(project: Path) -> None:
     traces = results(project / TRACES)
     traces["dataset_paths"] = []  # plan the cases the traces embed

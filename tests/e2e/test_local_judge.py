@@ -103,6 +103,12 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     assert results["run_parameters"]["atif_judge"] == f"local/{MODEL_NAME}"
     assert results["run_metadata"]["judge_notice"] == LOCAL_NOTICE
     assert f"note: {LOCAL_NOTICE}" in run.stderr.replace("\n", " ")
+    # the same negotiation as for any server: llama-cpp-python refuses json_schema, and the
+    # schema goes with json_object, which it turns into a grammar
+    assert results["judge"]["requests"]["response_format"] == "json_object_schema"
+    assert len(results["judge"]["notes"]) == 1
+    assert "json_schema refused" in results["judge"]["notes"][0]
+    assert results["judge"]["endpoint"].startswith("http://127.0.0.1:")
     assert servers() <= before  # no server left behind
 
 

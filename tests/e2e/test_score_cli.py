@@ -23,8 +23,9 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def score(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "AGENTJUDGE_CACHE_DIR": str(cwd / "cache")}
-    env.pop("AGENTJUDGE_JUDGE_API_KEY", None)
+    # no key of the machine's reaches a test judge
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["AGENTJUDGE_CACHE_DIR"] = str(cwd / "cache")
     return subprocess.run(
         [sys.executable, "-m", "agentjudge", "score", *map(str, args)],
         capture_output=True, text=True, timeout=110, env=env, cwd=cwd,
@@ -108,6 +109,31 @@ def test_rerun_is_served_from_the_verdict_store(tmp_path: Path, server: JudgeSer
     assert results(tmp_path / "a.json")["metrics"] == results(tmp_path / "b.json")["metrics"]
 
 
+def test_another_judge_never_answers_from_the_store(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    first = score(runs, *judge_flags(server), "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0
+    assert "from the verdict store" not in first.stderr
+    again = score(runs, *judge_flags(server), "-o", "b.json", cwd=tmp_path)
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    line = f"6 of 6 verdicts from the verdict store ({store}); --no-cache to judge again"
+    assert line in again.stderr
+    # the same model name on another server, and another model on the same server: every
+    # step is judged again by the judge named
+    with JudgeServer() as other:
+        moved = score(runs, *judge_flags(other), "-o", "c.json", cwd=tmp_path)
+        assert moved.returncode == 0
+        assert len(other.log) == 6
+        assert "from the verdict store" not in moved.stderr
+    calls = len(server.log)
+    renamed = [*judge_flags(server)]
+    renamed[renamed.index("judge")] = "judge-2"
+    assert score(runs, *renamed, "-o", "d.json", cwd=tmp_path).returncode == 0
+    assert len(server.log) == calls + 6
+    assert {r.body["model"] for r in server.log[calls:]} == {"judge-2"}
+    assert results(tmp_path / "d.json")["judge"]["cache_hits"] == 0
+
+
 def test_invalid_categorization_is_uncategorized(tmp_path: Path, server: JudgeServer) -> None:
     bad = doc(2)
     bad["steps"][1]["message"] = "wrong tool [[score=0.1]]"  # no category marker: no category
@@ -153,9 +179,10 @@ def test_step_judge_error_fail_fast_and_skip(tmp_path: Path, server: JudgeServer
     data = results(tmp_path / "ff.json")
     assert (data["status"], data["error"], data["overall_score"]) == (
         "failed",
-        {"type": "judge_error"},
+        {"type": "judge_error", "message": "http_503: scripted 503"},
         None,
     )
+    assert "error: judge_error: http_503: scripted 503" in failed.stderr
 
     kept = score(
         runs,
@@ -176,6 +203,7 @@ def test_step_judge_error_fail_fast_and_skip(tmp_path: Path, server: JudgeServer
     failed_root = data["trajectories"][1]["nodes"][0]
     assert (failed_root["status"], failed_root["reason"]) == ("failed", "judge_error")
     assert failed_root["steps"][1]["error"] == "http_503"
+    assert failed_root["steps"][1]["error_message"] == "scripted 503"
 
 
 def test_all_roots_failed_fails_whatever_the_policy(tmp_path: Path, server: JudgeServer) -> None:
@@ -185,7 +213,10 @@ def test_all_roots_failed_fails_whatever_the_policy(tmp_path: Path, server: Judg
     flags = ["--judge-max-attempts", "1", "--partial-result-policy", "skip_failed_trajectory"]
     run = score(tmp_path / "runs", *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
     assert run.returncode == 2
-    assert results(tmp_path / "out.json")["error"] == {"type": "all_roots_failed"}
+    assert results(tmp_path / "out.json")["error"] == {
+        "type": "all_roots_failed",
+        "message": "http_500: scripted 500",
+    }
 
 
 def test_trajectory_text_reaches_the_judge_as_quoted_data(
@@ -255,6 +286,11 @@ def test_usage_errors_exit_3(tmp_path: Path) -> None:
     no_judge = score(tmp_path / "a.json", cwd=tmp_path)
     assert no_judge.returncode == 3
     assert "--judge-url and --judge-model" in no_judge.stderr
+    no_key = score(
+        tmp_path / "a.json", "--judge", "openai", "--judge-model", "gpt-4o", cwd=tmp_path
+    )
+    assert no_key.returncode == 3
+    assert no_key.stderr.startswith("error: the openai judge needs an API key: set ")
     bad_rubric = tmp_path / "rubric.yaml"
     bad_rubric.write_text("criteria: []\n")
     run = score(
@@ -362,7 +398,9 @@ def test_unreachable_judge_says_so(tmp_path: Path, atif_fixtures: Path) -> None:
     run = score(atif_fixtures / "harbor-golden__t2-context-summarization", "--judge-url", url,
                 "--judge-model", "m", *flags, "-o", "out.json", cwd=tmp_path)  # fmt: skip
     assert run.returncode == 2
-    assert "got an answer from http://***@127.0.0.1:9/v1; check --judge-url" in run.stderr
+    assert "got an answer from http://127.0.0.1:9/v1/chat/completions; check --judge-url" in (
+        run.stderr
+    )
     assert "secret" not in run.stderr + (tmp_path / "out.json").read_text()
     assert "Traceback" not in run.stderr
 

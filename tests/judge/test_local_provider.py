@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from agentjudge.errors import UsageError
-from agentjudge.judge.providers import LOCAL_NOTICE, LocalJudge, build_provider, local
+from agentjudge.judge.model_cache import QWEN_CODER_1_5B
+from agentjudge.judge.providers import LOCAL_NOTICE, JudgeSpec, LocalJudge, build_provider, local
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.verdict import CATEGORIES
 
@@ -33,33 +34,50 @@ def sent(judge: LocalJudge, req: JudgeRequest) -> dict[str, Any]:
     return body
 
 
+LOCAL_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "reasoning": {"type": "string", "maxLength": local.REASONING_CHARS},
+        "score": {"enum": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]},
+    },
+    "required": ["reasoning", "score"],
+    "additionalProperties": False,
+}
+# what llama-cpp-python 0.3's server answers to `json_schema`, with HTTP 500 (its request
+# model knows only text and json_object)
+REFUSAL = (
+    "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
+)
+
+
 def test_a_score_is_asked_for_after_the_reasoning() -> None:
-    body = sent(LocalJudge(Path("m.gguf")), request())
+    judge = LocalJudge(Path("m.gguf"))
+    body = sent(judge, request())
     assert body["response_format"] == {
-        "type": "json_object",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "reasoning": {"type": "string", "maxLength": local.REASONING_CHARS},
-                "score": {"enum": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]},
-            },
-            "required": ["reasoning", "score"],
-            "additionalProperties": False,
-        },
+        "type": "json_schema",
+        "json_schema": {"name": "step_verdict", "schema": LOCAL_SCHEMA, "strict": True},
     }
+    assert judge.adapt(500, "Internal Server Error", judge.build(request())) is None
+    note = judge.adapt(500, REFUSAL, judge.build(request()))
+    assert note == (
+        "response_format json_schema refused: using response_format json_object with a schema"
+    )
+    body = sent(judge, request())
+    assert body["response_format"] == {"type": "json_object", "schema": LOCAL_SCHEMA}
     # the grammar follows the order of the properties: reasoning must come first
-    schema = body["response_format"]["schema"]
-    assert list(schema["properties"]) == ["reasoning", "score"]
+    assert list(body["response_format"]["schema"]["properties"]) == ["reasoning", "score"]
 
 
 def test_each_answer_kind_gets_its_own_schema() -> None:
-    criteria = local.answer_schema(request(criteria=("accuracy", "safety")))
+    judge = LocalJudge(Path("m.gguf"))
+    criteria = judge.schema_for(request(criteria=("accuracy", "safety")), "json_object_schema")
     assert list(criteria["properties"]) == ["reasoning", "scores"]
     assert criteria["properties"]["scores"]["required"] == ["accuracy", "safety"]
-    category = local.answer_schema(request(answer="category"))
+    category = judge.schema_for(request(answer="category"), "json_object_schema")
     assert list(category["properties"]) == ["rationale", "category", "confidence"]
     assert category["properties"]["category"]["enum"] == list(CATEGORIES)
-    rubric = local.answer_schema(request(answer="rubric"))
+    rubric = judge.schema_for(request(answer="rubric"), "json_object_schema")
     assert rubric["properties"]["criteria"]["items"]["required"] == [
         "name",
         "description",
@@ -69,14 +87,25 @@ def test_each_answer_kind_gets_its_own_schema() -> None:
 
 def test_a_schema_the_caller_gave_is_kept() -> None:
     own = {"type": "object", "properties": {"score": {"type": "number", "maximum": 5}}}
-    body = sent(LocalJudge(Path("m.gguf")), request(response_schema=own))
+    judge = LocalJudge(Path("m.gguf"))
+    judge.mode = "json_object_schema"
+    body = sent(judge, request(response_schema=own))
     assert body["response_format"] == {"type": "json_object", "schema": own}
 
 
-def test_a_refused_request_never_turns_json_mode_off() -> None:
+def test_the_grammar_is_never_dropped() -> None:
     judge = LocalJudge(Path("m.gguf"))
-    assert judge.fallback(400) is False
-    assert "response_format" in sent(judge, request())
+    judge.mode = "json_object_schema"
+    # a prompt longer than the context, and even a refusal of the format itself
+    too_long = "Requested tokens (9000) exceed context window of 8192"
+    assert judge.adapt(400, too_long, judge.build(request())) is None
+    assert judge.adapt(500, REFUSAL, judge.build(request())) is None
+    assert sent(judge, request())["response_format"]["type"] == "json_object"
+
+
+def test_the_store_knows_it_by_its_model_file() -> None:
+    judge = LocalJudge(Path("m.gguf"))
+    assert judge.identity == f"local|sha256:{QWEN_CODER_1_5B.sha256}"
 
 
 def test_the_judge_announces_itself_as_weak_and_takes_one_call_at_a_time() -> None:
@@ -97,15 +126,15 @@ def test_without_the_extra_the_message_says_how_to_install_it(
     fake = lambda name: None if name == "llama_cpp" else real(name)  # noqa: E731
     monkeypatch.setattr("agentjudge.judge.providers.local.find_spec", fake)
     with pytest.raises(UsageError) as caught:
-        build_provider("local")
+        build_provider(JudgeSpec("local"))
     assert caught.value.exit_code == 3
     assert "llama_cpp not installed" in str(caught.value)
     assert "pip install 'agentjudge[local]'" in str(caught.value)
 
 
 def test_a_judge_url_does_not_apply_to_the_embedded_judge() -> None:
-    with pytest.raises(UsageError, match="--judge-url does not apply to --judge local"):
-        build_provider("local", url="http://127.0.0.1:1/v1")
+    with pytest.raises(UsageError, match="--judge-url does not apply to the local judge"):
+        build_provider(JudgeSpec("local", url="http://127.0.0.1:1/v1"))
 
 
 # A stand-in for `python -m llama_cpp.server`, found first on PYTHONPATH: it answers

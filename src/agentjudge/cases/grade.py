@@ -136,7 +136,7 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     if judge_items or custom_items:
         advance = progress(len(judge_items)) if progress and judge_items else None
         results, stats, judge, judge_notice = _run_metrics(
-            options, judge, env, judge_items, custom_items, base, advance
+            options, judge, env, judge_items, custom_items, base, advance, note
         )
     for item_id, (grade_, metric) in targets.items():
         gate.apply_result(grade_, metric, results.get(item_id))
@@ -281,6 +281,7 @@ def _run_metrics(
     custom_items: list[dict[str, Any]],
     root: Path,
     advance: Callable[[], None] | None,
+    note: Note,
 ) -> tuple[dict[str, gate.MetricResult], ClientStats | None, JudgeIdentity, str | None]:
     # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
     from agentjudge.cases.judging import build_judge, is_fake, run_judges
@@ -303,7 +304,9 @@ def _run_metrics(
             concurrency = min(concurrency, provider.max_concurrency)
         # a judge that needs longer per call (the embedded one) gets at least that long
         timeout = max(options.judge_timeout, provider.min_timeout or 0.0)
-        client = JudgeClient(provider, concurrency=concurrency, timeout=timeout, store=store)
+        client = JudgeClient(
+            provider, concurrency=concurrency, timeout=timeout, store=store, on_note=note
+        )
         async with provider.serving(), client:  # an embedded judge's server lives this long
             judged = await run_judges(client, judge_items, advance)
         return {**judged, **await custom}, client.stats

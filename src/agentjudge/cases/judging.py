@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 
 from agentjudge.cases.gate import MetricResult
 from agentjudge.errors import UsageError
-from agentjudge.judge.providers import FakeJudge, OpenAICompatible, build_provider
+from agentjudge.judge.providers import (
+    PROVIDERS,
+    FakeJudge,
+    Hints,
+    JudgeSpec,
+    Provider,
+    build_provider,
+)
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.scaled import case_score_schema
 
@@ -23,8 +30,11 @@ if TYPE_CHECKING:
     from agentjudge.judge.client import JudgeClient
 
 PROMPT_VERSION = "agentjudge-cases-v1"
-OPENAI_URL = "https://api.openai.com/v1"
-PROVIDERS = ("openai-compatible", "openai", "fake", "local")
+HINTS = Hints(
+    url="JUDGE_BASE_URL (environment or the project's .env)",
+    model="--judge-model, judge.model in eval_config.yaml, or JUDGE_MODEL_NAME",
+    key="JUDGE_API_KEY",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,40 +69,32 @@ def is_fake(provider: str | None) -> bool:
     return (provider or "").strip().lower() == "fake"
 
 
-def build_judge(identity: JudgeIdentity, env: dict[str, str]) -> OpenAICompatible:
-    """The provider for `identity`. The key comes from `JUDGE_API_KEY` (or `MODEL_API_KEY`)
-    and is never written anywhere; an unusable choice is a usage error saying the fix."""
+def build_judge(identity: JudgeIdentity, env: dict[str, str]) -> Provider:
+    """The provider for `identity`: its URL from `JUDGE_BASE_URL` (or `MODEL_BASE_URL`, or
+    the provider's own default), its key from `JUDGE_API_KEY` (or `MODEL_API_KEY`, or the
+    provider's own variable such as `OPENAI_API_KEY`), never written anywhere; an unusable
+    choice is a usage error saying the fix."""
     name = (identity.provider or "").strip().lower()
     if not name:
         raise UsageError(
             "no judge chosen: pass --judge-provider, set judge.provider in eval_config.yaml, "
-            "or set JUDGE_MODEL_PROVIDER (openai-compatible, openai, fake or local)"
+            f"or set JUDGE_MODEL_PROVIDER ({', '.join(PROVIDERS)})"
         )
     if name == "fake":
         return FakeJudge(identity.model or "fake-judge", answers="scale_max")
-    if name == "local":
-        return build_provider("local", model=identity.model)
     if name not in PROVIDERS:
         raise UsageError(
             f"judge provider {identity.provider!r} is not supported: use one of "
             f"{', '.join(PROVIDERS)} (any OpenAI-compatible server works with "
             "openai-compatible and JUDGE_BASE_URL)"
         )
-    url = env.get("JUDGE_BASE_URL") or env.get("MODEL_BASE_URL")
-    if not url and name == "openai":
-        url = OPENAI_URL
-    if not url:
-        raise UsageError(
-            "the openai-compatible judge needs a server: set JUDGE_BASE_URL (environment or the "
-            "project's .env), e.g. http://127.0.0.1:8000/v1"
-        )
-    if not identity.model:
-        raise UsageError(
-            "the judge needs a model: pass --judge-model, set judge.model in eval_config.yaml, "
-            "or set JUDGE_MODEL_NAME"
-        )
-    key = env.get("JUDGE_API_KEY") or env.get("MODEL_API_KEY") or None
-    return OpenAICompatible(url, identity.model, api_key=key, name=name)
+    spec = JudgeSpec(
+        name,
+        identity.model,
+        env.get("JUDGE_BASE_URL") or env.get("MODEL_BASE_URL") or None,
+        env.get("JUDGE_API_KEY") or env.get("MODEL_API_KEY") or None,
+    )
+    return build_provider(spec, env, HINTS)
 
 
 def judge_request(prompt: str, scale: float) -> JudgeRequest:
@@ -119,7 +121,7 @@ async def run_judges(
             on_done()
         if outcome.verdict is None:
             what = "unusable judge answer" if outcome.protocol else "judge call failed"
-            return item_id, MetricResult(None, error=f"{what}: {outcome.error}")
+            return item_id, MetricResult(None, error=f"{what}: {outcome.explained}")
         verdict = outcome.verdict
         return item_id, MetricResult(verdict.score, verdict.reasoning)
 

@@ -27,9 +27,20 @@ RESULTS_DIR = "artifacts/grade_results"
 ARTIFACTS_DIR = "artifacts"
 DEFAULT_JUDGE_TIMEOUT = 120.0  # seconds, as graph-agents-cli
 
-# Only these prefixes of the process environment matter to grading; the rest is ignored so
-# that nothing unrelated (or secret) is ever carried along.
-_ENV_PREFIXES = ("MODEL_", "JUDGE_", "TRACE_")
+# Only these prefixes of the process environment matter to grading (graph-agents-cli's own,
+# and the judge providers' keys and URLs); the rest is ignored so that nothing unrelated (or
+# secret) is ever carried along.
+_ENV_PREFIXES = (
+    "MODEL_",
+    "JUDGE_",
+    "TRACE_",
+    "AGENTJUDGE_JUDGE_API_KEY",
+    "OPENAI_",
+    "AZURE_OPENAI_",
+    "ANTHROPIC_",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+)
 
 
 def find_root(start: Path | None = None) -> Path | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -31,6 +32,9 @@ from agentjudge.judge.verdict import Verdict
 
 MAX_BODY_BYTES = 64 * 1024
 PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
+# Times one call may be sent again because the provider adapted to a refusal (each
+# adaptation moves the provider one step along a short list, so a few suffice).
+MAX_ADAPTATIONS = 6
 # Seconds a returned verdict may wait to be committed with others. A sqlite commit costs
 # ~50 us in a busy job: one per call was a tenth of the CPU at a thousand calls a second.
 COMMIT_INTERVAL = 0.02
@@ -46,6 +50,7 @@ class ClientStats:
     protocol_errors: int = 0
     retries: int = 0
     cache_hits: int = 0
+    verdicts: int = 0  # answers with a verdict, from the judge or from the store
     input_tokens: int = 0
     output_tokens: int = 0
     latency_seconds: float = 0.0
@@ -61,13 +66,26 @@ class JudgeOutcome:
     output_tokens: int = 0
     cached: bool = False
     protocol: bool = False  # the error was an unusable answer (not a failed call)
+    message: str | None = None  # the server's own explanation of a refused call (redacted)
+
+    @property
+    def explained(self) -> str | None:
+        """The error with the server's explanation: `http_400: Unsupported parameter...`."""
+        if self.error is None:
+            return None
+        return f"{self.error}: {self.message}" if self.message else self.error
 
 
 class _Retryable(Exception):
-    def __init__(self, kind: str, retry_after: float | None = None) -> None:
+    def __init__(self, kind: str, retry_after: float | None = None, message: str = "") -> None:
         super().__init__(kind)
         self.kind = kind
         self.retry_after = retry_after
+        self.message = message
+
+
+class _Refused(Exception):
+    """A refusal the provider adapted to: the same call goes again, as requests are now built."""
 
 
 @dataclass
@@ -85,6 +103,9 @@ class JudgeClient:
     store: VerdictStore | None = None
     meter: Meter | None = None
     stats: ClientStats = field(default_factory=ClientStats)
+    # what the provider adapted to, each said once (the console shows them as they come)
+    notes: list[str] = field(default_factory=list)
+    on_note: Callable[[str], None] | None = None
 
     def __post_init__(self) -> None:
         self._limit = AdaptiveLimit(self.concurrency)
@@ -112,8 +133,8 @@ class JudgeClient:
         await self.aclose()
 
     def key(self, request: JudgeRequest) -> str:
-        """The verdict-store key of `request` for this provider and model."""
-        return request.key(self.provider.name, self.provider.model)
+        """The verdict-store key of `request` for this judge (provider, model, server)."""
+        return request.key(self.provider.identity)
 
     async def judge(self, request: JudgeRequest) -> JudgeOutcome:
         """One verdict for `request`: from the store if it has it, else from the judge,
@@ -125,18 +146,25 @@ class JudgeClient:
             stored = self.store.get(key)
             if stored is not None:
                 self.stats.cache_hits += 1
+                self.stats.verdicts += 1
                 verdict, tokens_in, tokens_out = stored
                 return JudgeOutcome(verdict, None, tokens_in, tokens_out, cached=True)
         pending = self._in_flight.get(key)
         if pending is not None:
-            return await asyncio.shield(pending)
+            shared = await asyncio.shield(pending)
+            self.stats.verdicts += shared.verdict is not None
+            return shared
         future: asyncio.Future[JudgeOutcome] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
             outcome = await self._judge(request)
-            if outcome.verdict is not None and self.store is not None:
-                self.store.put(key, outcome.verdict, outcome.input_tokens, outcome.output_tokens)
-                await self._commit(self.store)
+            if outcome.verdict is not None:
+                self.stats.verdicts += 1
+                if self.store is not None:
+                    self.store.put(
+                        key, outcome.verdict, outcome.input_tokens, outcome.output_tokens
+                    )
+                    await self._commit(self.store)
             future.set_result(outcome)
             return outcome
         except BaseException as exc:
@@ -178,18 +206,28 @@ class JudgeClient:
                 kind = exc.kind
                 continue
             except JudgeError as exc:
-                return JudgeOutcome(None, exc.kind)
+                return JudgeOutcome(None, exc.kind, message=exc.detail or None)
             return JudgeOutcome(verdict, None, answer.input_tokens, answer.output_tokens)
         return JudgeOutcome(None, kind, protocol=True)
 
     async def _send(self, request: JudgeRequest) -> Answer:
+        """One answer, sent again (with no attempt spent) each time the provider adapts to
+        a refusal, at most MAX_ADAPTATIONS times."""
+        for _ in range(MAX_ADAPTATIONS):
+            try:
+                return await self._send_retried(request)
+            except _Refused:
+                continue
+        return await self._send_retried(request)
+
+    async def _send_retried(self, request: JudgeRequest) -> Answer:
         try:
             # most calls succeed at once: only a failed call pays for the retry machinery
             return await self._attempt(request)
         except _Retryable as exc:
             first = exc
         if self.max_attempts < 2:
-            raise JudgeError(first.kind)
+            raise JudgeError(first.kind, first.message)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts - 1),
             wait=self._wait,
@@ -203,7 +241,7 @@ class JudgeClient:
                     self.stats.retries += 1
                     return await self._attempt(request)
         except _Retryable as exc:
-            raise JudgeError(exc.kind) from None
+            raise JudgeError(exc.kind, exc.message) from None
         raise AssertionError("unreachable: tenacity returns or raises")
 
     def _wait(self, state: RetryCallState) -> float:
@@ -254,13 +292,19 @@ class JudgeClient:
             self._metrics.latency.record(elapsed * 1000)
             self._limit.release(outcome)
         if outcome != "ok":
-            self._count_error(f"http_{status}")
-            decision = self.provider.should_retry(status)
-            if decision == "no":
-                if self.provider.fallback(status):
-                    raise _Retryable(f"http_{status}", retry_after=0.0)
-                raise JudgeError(f"http_{status}")
-            raise _Retryable(f"http_{status}", _retry_after(response.headers.get("retry-after")))
+            kind = f"http_{status}"
+            self._count_error(kind)
+            message = self.provider.error_message(body or b"")
+            # before any retry: some servers refuse a request they cannot parse with a 500
+            # (llama-cpp-python's), which sending it again would not change
+            note = self.provider.adapt(status, message, http_request)
+            if note is not None:
+                if note:
+                    self._note(f"{note} ({kind}: {message})" if message else f"{note} ({kind})")
+                raise _Refused(kind)
+            if self.provider.should_retry(status) == "no":
+                raise JudgeError(kind, message)
+            raise _Retryable(kind, _retry_after(response.headers), message)
         self.stats.successes += 1
         self._metrics.successes.add(1)
         if body is None:
@@ -271,6 +315,12 @@ class JudgeClient:
         self._metrics.tokens.add(answer.input_tokens, {"direction": "input"})
         self._metrics.tokens.add(answer.output_tokens, {"direction": "output"})
         return answer
+
+    def _note(self, text: str) -> None:
+        line = f"judge {self.provider.name}/{self.provider.model}: {text}"
+        self.notes.append(line)
+        if self.on_note is not None:
+            self.on_note(line)
 
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1
@@ -289,11 +339,17 @@ async def _read_capped(response: httpx.Response) -> bytes | None:
     return b"".join(chunks)
 
 
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return min(max(seconds, 0.0), 120.0)
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """The wait a server asks for: `retry-after-ms` (Azure OpenAI's), else `Retry-After`
+    in seconds; at most two minutes."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue
+        if seconds == seconds:  # not NaN
+            return min(max(seconds, 0.0), 120.0)
+    return None

@@ -51,15 +51,16 @@ class JudgeRequest:
             return parse_criteria_verdict(content, self.criteria)
         return parse_verdict(content)
 
-    def key(self, provider: str, model: str) -> str:
-        """sha256 of everything that decides the answer: same key, same verdict.
+    def key(self, judge: str) -> str:
+        """sha256 of everything that decides the answer: the judge's identity (provider,
+        model, server; see `Provider.identity`) and the request. Same key, same verdict.
 
         Each part is length-prefixed, so no two different requests hash the same bytes
         (and no JSON encoding of the large prompts is needed on this per-call path).
         """
         digest = hashlib.sha256()
         schema = _schema_text(self.response_schema)
-        parts = [provider, model, self.prompt_version, self.answer, schema]
+        parts = [judge, self.prompt_version, self.answer, schema]
         parts += [repr(self.temperature), repr(self.max_tokens), repr(self.scale)]
         parts += [*self.criteria, "|"]
         for message in self.messages:

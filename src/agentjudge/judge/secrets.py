@@ -1,32 +1,53 @@
-"""Judge credentials: read from the environment or a secret file, never written anywhere."""
+"""Judge credentials: read from a secret file or the environment, never written anywhere;
+and the redaction of whatever might carry one (URLs, a server's error messages)."""
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agentjudge.errors import UsageError
 
 API_KEY_ENV = "AGENTJUDGE_JUDGE_API_KEY"
+# query parameters that carry credentials (Gemini's native API takes `key=`, Azure SAS tokens
+# `sig=`): never part of an endpoint that is shown or stored
+_SECRET_QUERY = frozenset({"key", "api-key", "api_key", "apikey", "token", "access_token", "sig"})
+_URL_CREDENTIALS = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s@]+@", re.IGNORECASE)
+_KEY_LIKE = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_*\-]{8,}|AIza[0-9A-Za-z_\-]{20,})"
+    r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/\-]{8,}=*"
+)
 
 
-def load_api_key(key_file: Path | str | None = None, env: str = API_KEY_ENV) -> str | None:
-    """The key from `key_file` (first line, stripped) if given, else from `$env`, else None."""
+def load_api_key(
+    key_file: Path | str | None = None,
+    env_names: Iterable[str] = (API_KEY_ENV,),
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
+    """The key from `key_file` (first line, stripped) if given, else from the first of
+    `env_names` that is set, else None."""
     if key_file is not None:
         path = Path(key_file)
+        names = " or ".join(env_names)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise UsageError(
                 f"{path}: cannot read the judge API key file ({exc.strerror}); "
-                f"fix the path or set {env} instead"
+                f"fix the path or set {names} instead"
             ) from None
         key = text.strip().splitlines()[0].strip() if text.strip() else ""
         if not key:
             raise UsageError(f"{path}: the judge API key file is empty")
         return key
-    return os.environ.get(env) or None
+    environ = os.environ if environ is None else environ
+    for name in env_names:
+        if environ.get(name):
+            return environ[name]
+    return None
 
 
 def redact_url(url: str) -> str:
@@ -36,3 +57,22 @@ def redact_url(url: str) -> str:
         return url
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit((parts.scheme, f"***@{host}", parts.path, parts.query, parts.fragment))
+
+
+def redact_endpoint(url: str) -> str:
+    """A judge endpoint as it may be shown and stored: no user info and no query parameter
+    that carries a credential (`?api-version=` stays, `?key=` goes)."""
+    parts = urlsplit(redact_url(url))
+    host = parts.netloc.rsplit("@", 1)[-1]
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() not in _SECRET_QUERY]
+    return urlunsplit((parts.scheme, host, parts.path, urlencode(query), ""))
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with each of `secrets`, URL credentials, bearer tokens and strings shaped like
+    well-known API keys replaced by `***` (a server's error message may echo any of them)."""
+    for secret in secrets:
+        if len(secret) >= 4:
+            text = text.replace(secret, "***")
+    text = _URL_CREDENTIALS.sub(r"\1***@", text)
+    return _KEY_LIKE.sub("***", text)

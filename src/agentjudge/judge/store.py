@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict
 
 from agentjudge.judge.verdict import Verdict
+
+if TYPE_CHECKING:
+    from agentjudge.judge.client import ClientStats
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS verdicts (
@@ -42,6 +45,15 @@ class StoredVerdict(BaseModel):
     scores: dict[str, float] = {}
     input_tokens: int
     output_tokens: int
+
+
+def store_line(stats: ClientStats, path: str | Path | None) -> str:
+    """What the console says when verdicts came from the store (never silently)."""
+    where = Path(path) if path else default_store_path()
+    return (
+        f"{stats.cache_hits:,} of {stats.verdicts:,} verdicts from the verdict store ({where}); "
+        "--no-cache to judge again"
+    )
 
 
 def default_store_path() -> Path:

@@ -8,12 +8,15 @@ bytes of a body, so an oversized answer is never read whole; the client's deadli
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import aiohttp
 import httpx
 import yarl
 
 # aiohttp computes these itself
 _OWN = frozenset({b"host", b"content-length"})
+_RETRY_HEADERS = ("retry-after", "retry-after-ms")
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
@@ -51,11 +54,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 auto_decompress=True,
             ) as response:
                 body = await self._read(response)
-                retry_after = response.headers.get("retry-after")
                 return httpx.Response(
                     response.status,
                     # the client reads no other header; copying them all costs per call
-                    headers={"retry-after": retry_after} if retry_after is not None else None,
+                    headers=_retry_headers(response.headers) if response.status >= 400 else None,
                     content=body,
                     request=request,
                 )
@@ -89,3 +91,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _retry_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {name: headers[name] for name in _RETRY_HEADERS if name in headers}

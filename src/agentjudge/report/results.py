@@ -33,15 +33,21 @@ def results_document(
     judge_notice: str | None,
     stats: ClientStats,
     started: datetime,
+    judge_details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The results JSON: metrics, run parameters and metadata, provenance, and details."""
+    """The results JSON: metrics, run parameters and metadata, provenance, and details.
+
+    `judge_details`: the judge's endpoint (no credentials), how its requests were built
+    after adapting to the server, and the notes it said (see `JudgeClient.notes`)."""
     metrics = result.metrics
     acc = result.accounting
     overall = metrics.overall_score if metrics else None
     return {
         "schema": RESULTS_SCHEMA,
         "status": "failed" if result.failed else "succeeded",
-        "error": {"type": result.failed} if result.failed else None,
+        "error": (
+            {"type": result.failed, "message": result.failed_message} if result.failed else None
+        ),
         "overall_score": overall,
         "num_examples_evaluated": metrics.trajectory_count if metrics else 0,
         "metrics": {
@@ -59,12 +65,14 @@ def results_document(
             "finished_at": datetime.now(UTC).isoformat(),
         },
         "judge": {
+            **(judge_details or {}),
             "calls": stats.calls,
             "successes": stats.successes,
             "errors": stats.errors,
             "protocol_errors": stats.protocol_errors,
             "retries": stats.retries,
             "cache_hits": stats.cache_hits,
+            "verdicts": stats.verdicts,
             "input_tokens": stats.input_tokens,
             "output_tokens": stats.output_tokens,
             "mean_latency_ms": (
@@ -165,6 +173,7 @@ def _step(step: StepDetail) -> dict[str, Any]:
         "scores": step.scores,
         "rationale": step.rationale,
         "error": step.error,
+        "error_message": step.error_message,
         "category": step.category,
         "confidence": step.confidence,
         "categorization_status": step.categorization_status,

@@ -18,7 +18,7 @@ from agentjudge.scoring.criteria import ScoringMode
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(ge=1)]
-JudgeKind = Literal["openai-compatible", "fake", "local"]
+JudgeKind = Literal["openai-compatible", "openai", "azure", "anthropic", "gemini", "fake", "local"]
 _LIMITS = Limits()
 
 
@@ -56,13 +56,16 @@ class ScoreConfig(BaseModel):
     judge_url: str | None = None
     judge_model: str | None = None
     judge_api_key_file: str | None = None
+    judge_api_version: str | None = None  # Azure OpenAI's api-version
+    judge_reasoning_effort: str | None = None  # reasoning models: none, minimal, low, ...
 
     @model_validator(mode="after")
     def _judge_named(self) -> ScoreConfig:
-        if self.judge == "openai-compatible" and not (self.judge_url and self.judge_model):
+        if self.judge == "openai-compatible" and not (self.judge_url or self.judge_model):
             raise ValueError(
                 "no judge: give --judge-url and --judge-model (an OpenAI-compatible server), "
-                "or --judge fake for a plumbing run"
+                "--judge openai|anthropic|gemini|azure with --judge-model, "
+                "or --judge local (the embedded judge)"
             )
         return self
 

@@ -56,6 +56,7 @@ class StepDetail:
     scores: dict[str, float]
     rationale: str
     error: str | None = None
+    error_message: str | None = None  # the judge server's own explanation, redacted
     category: str | None = None
     confidence: float | None = None
     categorization_status: CategorizationStatus | None = None
@@ -92,12 +93,14 @@ class JobResult:
     failed: str | None  # why the job failed (a fixed error type), None when it succeeded
     complete: bool
     accounting: Accounting
+    failed_message: str | None = None  # e.g. the judge server's explanation of a refusal
 
 
 class _FailFast(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, message: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.message = message
 
 
 @dataclass
@@ -150,6 +153,7 @@ class ScoringJob:
                 budget.release(cost)
 
         failed: str | None = None
+        message: str | None = None
         trees: list[TreeResult] = []
         try:
             async with asyncio.TaskGroup() as group:
@@ -158,7 +162,7 @@ class ScoringJob:
         except* _FailFast as caught:
             first = caught.exceptions[0]
             assert isinstance(first, _FailFast)
-            failed = first.reason
+            failed, message = first.reason, first.message
         metrics = None
         if failed is None:
             if not trees:
@@ -174,8 +178,10 @@ class ScoringJob:
         complete = failed is None and all(
             a.status == "scored" and a.complete for t in trees for a in t.aggregates
         )
+        if message is None and failed is not None:
+            message = _first_error(trees)
         return JobResult(
-            trees, metrics if failed is None else None, failed, complete, self.accounting
+            trees, metrics if failed is None else None, failed, complete, self.accounting, message
         )
 
     async def _score_tree(self, root: Node) -> TreeResult:
@@ -241,27 +247,30 @@ class ScoringJob:
         outcomes = await asyncio.gather(*(self.client.judge(req) for _, req, _ in planned))
         details: list[StepDetail] = []
         scores: list[float] = []
-        error: str | None = None
+        failure: JudgeOutcome | None = None
         for (view, _, _), outcome in zip(planned, outcomes, strict=True):
             self.accounting.step_input_tokens += outcome.input_tokens
             if outcome.verdict is None:
-                error = error or ("protocol_error" if outcome.protocol else "judge_error")
+                failure = failure or outcome
                 details.append(self._detail(view, None, outcome))
                 continue
             score = rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score
             scores.append(score)
             details.append(self._detail(view, score, outcome))
-        if error is not None:
-            return self._fail(node, error), details
+        if failure is not None:
+            error = "protocol_error" if failure.protocol else "judge_error"
+            # the server's explanation, when it gave one (a refused call, not a lost one)
+            message = failure.explained if failure.message else None
+            return self._fail(node, error, message), details
         details = await self._categorize(found, planned, details, quoted)
         categories = tuple(
             d.category or "uncategorized" for d in details if d.categorization_status
         )
         return NodeOutcome("scored", tuple(scores), candidate_categories=categories), details
 
-    def _fail(self, node: Node, reason: str) -> NodeOutcome:
+    def _fail(self, node: Node, reason: str, message: str | None = None) -> NodeOutcome:
         if self.config.partial_result_policy == "fail_fast":
-            raise _FailFast(reason)
+            raise _FailFast(reason, message)
         return NodeOutcome("failed", reason=reason)
 
     def _plan(
@@ -343,6 +352,7 @@ class ScoringJob:
             scores=dict(verdict.scores) if verdict else {},
             rationale=verdict.reasoning if verdict else "",
             error=outcome.error,
+            error_message=outcome.message,
         )
 
 
@@ -359,6 +369,17 @@ def _with_category(detail: StepDetail, outcome: JudgeOutcome) -> StepDetail:
         )
     status: CategorizationStatus = "invalid_response" if outcome.protocol else "judge_error"
     return replace(detail, category="uncategorized", categorization_status=status)
+
+
+def _first_error(trees: list[TreeResult]) -> str | None:
+    """The first server explanation of a step error, in a run whose every tree failed
+    (`all_roots_failed`)."""
+    for tree in trees:
+        for details in tree.steps.values():
+            for detail in details:
+                if detail.error_message:
+                    return f"{detail.error}: {detail.error_message}"
+    return None
 
 
 def _common_prefix(a: str, b: str) -> str:

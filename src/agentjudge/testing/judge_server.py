@@ -1,19 +1,21 @@
-"""A scriptable OpenAI-compatible judge server for tests, benchmarks and plumbing checks.
+"""A scriptable judge server for tests, benchmarks and plumbing checks.
 
-It speaks `/v1/chat/completions` and `/v1/models` over real HTTP on 127.0.0.1 and can be
-told to be slow, to be full (429 with Retry-After beyond a concurrency capacity), to fail
-(429/500/503, dropped connections, hangs) and to answer badly (non-JSON, no score, a score
-out of range or a bool, an empty 200, a body over 64 KiB). Answers are deterministic: a
-marker `[[score=0.25]]` or `[[category=context_loss]]` in the last message decides the
-verdict (the last marker counts: a step comes after its context), otherwise a hash of the
-message does, so tests know the right answer. `[[fault=503]]` (or 429, 500, drop, hang)
-fails every request carrying it; `[[category_fault=...]]` only categorization requests.
-Asked for several criteria, it answers `{"scores": ...}` (`[[score.NAME=X]]` sets one);
-asked to derive criteria, it answers two (`[[rubric=bad]]` in the task gets an unusable one).
+It serves over real HTTP on 127.0.0.1 and can be told to be slow, to be full (429 with
+Retry-After beyond a concurrency capacity), to fail (429/500/503/529, dropped connections,
+hangs) and to answer badly (non-JSON, no score, a score out of range or a bool, an empty
+200, a body over 64 KiB). Its verdicts are scripted by markers in the request
+(`agentjudge.testing.scripted`), so tests know the right answer.
 
-Faults are deterministic too: the n-th arrival of the same request body fails when a hash
-of (body, n) falls under the fault's rate, so a retried request eventually gets through,
-and `fail_first` fails the first n arrivals of every distinct body.
+By default it speaks a permissive OpenAI-compatible `/v1/chat/completions` and
+`/v1/models`. Told to mimic an API (`mimic="openai"`, "azure", "anthropic", "gemini",
+"vllm", "ollama"), it serves that API's paths, refuses requests where that API documents a
+refusal, with that API's error, and answers in that API's shape, usage included
+(`agentjudge.testing.mimic`): a judge client that works against it speaks the API as its
+provider documents it.
+
+Faults are deterministic: the n-th arrival of the same request body fails when a hash of
+(body, n) falls under the fault's rate, so a retried request eventually gets through, and
+`fail_first` fails the first n arrivals of every distinct body.
 """
 
 from __future__ import annotations
@@ -21,22 +23,44 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import threading
-import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from aiohttp import web
 
-Fault = Literal["429", "500", "503", "drop", "hang"]
-Malformed = Literal["non_json", "no_score", "out_of_range", "bool_score", "empty", "huge"]
+from agentjudge.testing.mimic import Dialect, Refusal, dialect_for
+from agentjudge.testing.mimic.base import MODEL
+from agentjudge.testing.scripted import (
+    ASKED_CRITERIA,
+    CATEGORY_MARKER,
+    CRITERION_MARKER,
+    FAULT_MARKER,
+    SCORE_MARKER,
+    Fault,
+    Malformed,
+    Prompt,
+    answer,
+    expected_score,
+    marked_fault,
+)
 
-SCORE_MARKER = re.compile(r"\[\[score=([0-9.]+)\]\]")
-CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
-FAULT_MARKER = re.compile(r"\[\[(category_)?fault=(429|500|503|drop|hang)\]\]")
-MODEL = "agentjudge-test-judge"
+__all__ = [
+    "ASKED_CRITERIA",
+    "CATEGORY_MARKER",
+    "CRITERION_MARKER",
+    "FAULT_MARKER",
+    "MODEL",
+    "SCORE_MARKER",
+    "Fault",
+    "JudgeServer",
+    "LoggedRequest",
+    "Malformed",
+    "Script",
+    "expected_score",
+]
 
 
 @dataclass
@@ -51,24 +75,57 @@ class Script:
     fail_first_fault: Fault = "500"
     malformed: Malformed | None = None
     hang_seconds: float = 3600.0
+    # prompts estimated (at four characters a token) over this many tokens are refused as
+    # the mimicked API refuses them (Ollama cuts them down and answers)
+    max_context_tokens: int | None = None
 
 
 @dataclass(frozen=True)
 class LoggedRequest:
-    """One request as the server saw it."""
+    """One request as the server saw it, and how it went."""
 
     body_sha256: str
-    arrival: int
-    outcome: str
-    body: dict[str, Any]
+    arrival: int  # the n-th arrival of this body the server took up (0: refused)
+    outcome: str  # "ok", "refused", "429_capacity", a fault or a malformed answer
+    body: dict[str, Any]  # {} when the body is not a JSON object
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
+    status: int  # the HTTP status answered; 0 when the connection was dropped instead
+
+
+@dataclass(frozen=True)
+class _Call:
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    digest: str
+    body: dict[str, Any] | None
 
 
 class JudgeServer:
-    """Run the judge server on 127.0.0.1 in a background thread (a context manager)."""
+    """Run the judge server on 127.0.0.1 in a background thread (a context manager).
 
-    def __init__(self, script: Script | None = None, port: int = 0, keep_log: bool = True) -> None:
+    `mimic` names the API to mimic (a key of `agentjudge.testing.mimic.DIALECTS`; None is
+    the permissive OpenAI-compatible server); `api_key` is the only key the dialects that
+    check one accept (None: any key, but one must be given where the API requires it);
+    `reasoning_models` are model (or Azure deployment) names the OpenAI-style dialects treat
+    as reasoning models and Gemini as thinking ones, beyond those their names give away.
+    """
+
+    def __init__(
+        self,
+        script: Script | None = None,
+        port: int = 0,
+        keep_log: bool = True,
+        mimic: str | None = None,
+        api_key: str | None = None,
+        reasoning_models: Iterable[str] = (),
+    ) -> None:
         self.script = script or Script()
         self.port = port
+        self.mimic = mimic
+        self.dialect: Dialect = dialect_for(mimic, api_key, reasoning_models)
         # Tests read every request back; a long-running server (`agentjudge judge-server`)
         # keeps none, or it would grow by each request's body for as long as it runs.
         self.keep_log = keep_log
@@ -83,10 +140,12 @@ class JudgeServer:
 
     @property
     def base_url(self) -> str:
-        """The OpenAI-style base URL (ends in /v1)."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        """The base URL a client of the mimicked API is given: ends in /v1 for OpenAI-style
+        servers, /v1beta/openai for Gemini, and is the bare host for Anthropic and Azure."""
+        return f"http://127.0.0.1:{self.port}{self.dialect.base_path}"
 
     def outcomes(self) -> Counter[str]:
+        """How many logged requests had each outcome."""
         with self._lock:
             return Counter(r.outcome for r in self.log)
 
@@ -115,85 +174,132 @@ class JudgeServer:
 
     async def start(self) -> None:
         """Bind and start serving on the current event loop (used by `agentjudge judge-server`)."""
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_get("/v1/models", self._models)
-        app.router.add_post("/v1/chat/completions", self._chat)
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[self._unknown_paths])
+        for route in self.dialect.routes:
+            handler = self._chat if route.kind == "chat" else self._models
+            if route.method == "GET":
+                app.router.add_get(route.path, handler)
+            else:
+                app.router.add_route(route.method, route.path, handler)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
         await site.start()
         self.port = self._runner.addresses[0][1]
 
-    async def _models(self, request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": MODEL, "object": "model"}]})
+    @web.middleware
+    async def _unknown_paths(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        # a path (or method) the API does not serve gets the API's own 404 where it has one
+        try:
+            return await handler(request)
+        except (web.HTTPNotFound, web.HTTPMethodNotAllowed):
+            refusal = self.dialect.not_found(request.method, request.path)
+            if refusal is None:
+                raise
+            call = await _call_of(request)
+            self._record(call, 0, "refused", refusal.status)
+            return _respond(refusal)
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        call = await _call_of(request)
+        refusal = self.dialect.check_access(call.path, call.query, call.headers)
+        if refusal is not None:
+            self._record(call, 0, "refused", refusal.status)
+            return _respond(refusal)
+        return web.json_response(self.dialect.models())
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
-        raw = await request.read()
-        digest = hashlib.sha256(raw).hexdigest()
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
+        call = await _call_of(request)
         script = self.script
+        admitted = self._admit(call)
+        if isinstance(admitted, Refusal):
+            # refused before it reached the model: no arrival for faults to count
+            self._record(call, 0, "refused", admitted.status)
+            return _respond(admitted)
         with self._lock:
-            self._arrivals[digest] += 1
-            arrival = self._arrivals[digest]
+            self._arrivals[call.digest] += 1
+            arrival = self._arrivals[call.digest]
             full = script.capacity is not None and self._in_flight >= script.capacity
             if not full:
                 self._in_flight += 1
                 self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         if full:
-            self._record(digest, arrival, "429_capacity", body)
-            return _error(429, "server at capacity", retry_after=script.retry_after)
+            self._record(call, arrival, "429_capacity", 429)
+            busy = self.dialect.error(429, "server at capacity")
+            return _respond(busy, retry_after=script.retry_after)
         try:
-            fault = _marked_fault(body) or _fault_for(script, digest, arrival)
+            fault = marked_fault(admitted) or _fault_for(script, call.digest, arrival)
             if fault is not None:
-                return await self._fail(request, fault, digest, arrival, body)
+                return await self._fail(request, fault, call, arrival)
             if script.latency:
                 await asyncio.sleep(script.latency)
-            content, outcome = _answer(body, script.malformed)
-            self._record(digest, arrival, outcome, body)
+            reply = answer(admitted, script.malformed)
+            self._record(call, arrival, reply.outcome, 200)
             if script.malformed == "empty":
                 return web.Response(status=200, body=b"", content_type="application/json")
-            return web.json_response(_completion(body, content))
+            return web.json_response(self.dialect.reply(admitted, call.body or {}, reply))
         finally:
             with self._lock:
                 self._in_flight -= 1
 
+    def _admit(self, call: _Call) -> Prompt | Refusal:
+        """The request read for the scripted judge, or the mimicked API's refusal of it."""
+        refusal = self.dialect.check(call.path, call.query, call.headers, call.body)
+        if refusal is not None:
+            return refusal
+        prompt = self.dialect.read(call.path, call.body or {})
+        limit = self.script.max_context_tokens
+        if limit is not None and prompt.tokens() > limit:
+            return self.dialect.too_long(prompt.tokens(), limit) or prompt
+        return prompt
+
     async def _fail(
-        self, request: web.Request, fault: Fault, digest: str, arrival: int, body: dict[str, Any]
+        self, request: web.Request, fault: Fault, call: _Call, arrival: int
     ) -> web.StreamResponse:
-        self._record(digest, arrival, fault, body)
+        dropped = fault in ("drop", "hang")
+        self._record(call, arrival, fault, 0 if dropped else int(fault))
         if fault == "hang":
             await asyncio.sleep(self.script.hang_seconds)
-        if fault in ("drop", "hang"):
+        if dropped:
             if request.transport is not None:
                 request.transport.abort()
             # nothing reaches the client: the connection is gone
             return web.Response(status=499)
-        return _error(int(fault), f"scripted {fault}", retry_after=self.script.retry_after)
+        failure = self.dialect.error(int(fault), f"scripted {fault}")
+        return _respond(failure, retry_after=self.script.retry_after)
 
-    def _record(self, digest: str, arrival: int, outcome: str, body: dict[str, Any]) -> None:
+    def _record(self, call: _Call, arrival: int, outcome: str, status: int) -> None:
         if not self.keep_log:
             return
+        entry = LoggedRequest(
+            call.digest,
+            arrival,
+            outcome,
+            call.body or {},
+            call.path,
+            call.query,
+            call.headers,
+            status,
+        )
         with self._lock:
-            self.log.append(LoggedRequest(digest, arrival, outcome, body))
+            self.log.append(entry)
 
 
-def _marked_fault(body: dict[str, Any]) -> Fault | None:
-    """`[[fault=503]]` in the last message fails every such request; `[[category_fault=503]]`
-    only categorization requests (their system message asks for a category)."""
-    marker = FAULT_MARKER.search(_last_text(body))
-    if marker is None:
-        return None
-    if marker.group(1) and not _is_category_request(body):
-        return None
-    return marker.group(2)  # type: ignore[return-value]
-
-
-def _is_category_request(body: dict[str, Any]) -> bool:
-    messages = body.get("messages") or [{}]
-    return '"category"' in str(messages[0].get("content", ""))
+async def _call_of(request: web.Request) -> _Call:
+    raw = await request.read()
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    return _Call(
+        request.path,
+        dict(request.query),
+        {name.lower(): value for name, value in request.headers.items()},
+        hashlib.sha256(raw).hexdigest(),
+        body if isinstance(body, dict) else None,
+    )
 
 
 def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
@@ -206,89 +312,8 @@ def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
     return None
 
 
-def _last_text(body: dict[str, Any]) -> str:
-    messages = body.get("messages") or [{}]
-    content = messages[-1].get("content", "")
-    return content if isinstance(content, str) else json.dumps(content)
-
-
-def expected_score(text: str) -> float:
-    """The score the server gives a request whose last message is `text`: its last
-    `[[score=X]]` marker (the step comes after its context), else a hash."""
-    markers = SCORE_MARKER.findall(text)
-    if markers:
-        return float(markers[-1])
-    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 1001 / 1000
-
-
-CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
-ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
-DERIVED = [
-    {"name": "correctness", "description": "The step is right for the task.", "weight": 3},
-    {"name": "efficiency", "description": "The step wastes no effort.", "weight": 1},
-]
-
-
-def _system_text(body: dict[str, Any]) -> str:
-    messages = body.get("messages") or [{}]
-    return str(messages[0].get("content", ""))
-
-
-def _answer(body: dict[str, Any], malformed: Malformed | None) -> tuple[str, str]:
-    text = _last_text(body)
-    system = _system_text(body)
-    if '{"criteria": [' in system and malformed is None:
-        # a request to derive criteria (auto scoring mode); `[[rubric=bad]]` gets a bad one
-        criteria: Any = "not a list" if "[[rubric=bad]]" in text else DERIVED
-        return json.dumps({"criteria": criteria}), "ok"
-    if malformed == "non_json":
-        return "I think this step is fine, maybe 0.7.", "non_json"
-    if malformed == "no_score":
-        return json.dumps({"reasoning": "looks fine"}), "no_score"
-    if malformed == "out_of_range":
-        return json.dumps({"reasoning": "great", "score": 7}), "out_of_range"
-    if malformed == "bool_score":
-        return json.dumps({"reasoning": "yes", "score": True}), "bool_score"
-    if malformed == "huge":
-        return json.dumps({"reasoning": "x" * 100_000, "score": 0.5}), "huge"
-    if malformed == "empty":
-        return "", "empty"
-    verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": expected_score(text)}
-    asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
-    if asked:
-        # per-criterion scores: `[[score.NAME=X]]` markers, else the step's score
-        marked = dict(CRITERION_MARKER.findall(text))
-        scores = {n: float(marked[n]) if n in marked else verdict["score"] for n in asked}
-        verdict = {"reasoning": "scripted verdict", "scores": scores}
-    categories = CATEGORY_MARKER.findall(text)
-    if categories:
-        verdict.update(category=categories[-1], confidence=0.9, rationale="scripted category")
-    return json.dumps(verdict), "ok"
-
-
-def _completion(body: dict[str, Any], content: str) -> dict[str, Any]:
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
-    prompt_tokens, completion_tokens = max(1, prompt_chars // 4), max(1, len(content) // 4)
-    return {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", MODEL),
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
-
-
-def _error(status: int, message: str, retry_after: float | None = None) -> web.Response:
+def _respond(refusal: Refusal, retry_after: float | None = None) -> web.Response:
     headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
-    return web.json_response({"error": {"message": message}}, status=status, headers=headers)
+    if isinstance(refusal.body, str):
+        return web.Response(text=refusal.body, status=refusal.status, headers=headers)
+    return web.json_response(refusal.body, status=refusal.status, headers=headers)

@@ -1,43 +1,171 @@
-"""Judge providers, registered in one table; an unknown name lists the valid ones."""
+"""Judge providers, registered in one table: what each needs, where its defaults come from.
+
+`build_provider` turns a `JudgeSpec` (from flags, a config file or a project's settings)
+into a provider, filling the URL and the key from the provider's own conventional
+environment variables, and says in one line what is missing and how to give it.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
 from agentjudge.errors import UsageError
 from agentjudge.judge.model_cache import ensure_model
+from agentjudge.judge.providers.anthropic import ANTHROPIC_URL, Anthropic
 from agentjudge.judge.providers.base import Answer, Provider, RetryDecision
 from agentjudge.judge.providers.fake import FAKE_NOTICE, FakeJudge
+from agentjudge.judge.providers.gemini import GEMINI_URL, Gemini
 from agentjudge.judge.providers.local import LOCAL_NOTICE, LocalJudge, require_extra
+from agentjudge.judge.providers.openai import OPENAI_URL, AzureOpenAI, OpenAI
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+from agentjudge.judge.secrets import API_KEY_ENV
 
-PROVIDERS: dict[str, type[OpenAICompatible]] = {
-    "openai-compatible": OpenAICompatible,
-    "fake": FakeJudge,
-    "local": LocalJudge,
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """Which judge to use, as the user gave it (unset fields come from the environment)."""
+
+    kind: str
+    model: str | None = None
+    url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    api_version: str | None = None
+    reasoning_effort: str | None = None
+
+
+@dataclass(frozen=True)
+class Hints:
+    """How the user gives a judge's URL, model and key, for the messages that ask for one."""
+
+    url: str = "--judge-url"
+    model: str = "--judge-model"
+    key: str = f"--judge-api-key-file or {API_KEY_ENV}"
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    """What a provider needs and where its defaults come from."""
+
+    make: Callable[[JudgeSpec, str, str | None], Provider]  # (spec, url, key)
+    summary: str
+    default_url: str | None = None
+    url_env: tuple[str, ...] = ()
+    key_env: tuple[str, ...] = ()
+    needs_key: bool = False
+
+
+AZURE_VERSION_ENV = ("OPENAI_API_VERSION", "AZURE_OPENAI_API_VERSION")
+
+
+def _azure(spec: JudgeSpec, url: str, key: str | None) -> Provider:
+    return AzureOpenAI(
+        url,
+        spec.model or "",
+        key,
+        api_version=spec.api_version,
+        reasoning_effort=spec.reasoning_effort,
+    )
+
+
+PROVIDERS: dict[str, ProviderInfo] = {
+    "openai-compatible": ProviderInfo(
+        lambda spec, url, key: OpenAICompatible(
+            url, spec.model or "", key, reasoning_effort=spec.reasoning_effort
+        ),
+        "any server of /v1/chat/completions: vLLM, Ollama, a LiteLLM proxy, llama.cpp...",
+    ),
+    "openai": ProviderInfo(
+        lambda spec, url, key: OpenAI(
+            url, spec.model or "", key, reasoning_effort=spec.reasoning_effort
+        ),
+        "OpenAI's Chat Completions (reasoning models included)",
+        OPENAI_URL,
+        ("OPENAI_BASE_URL",),
+        ("OPENAI_API_KEY",),
+        needs_key=True,
+    ),
+    "azure": ProviderInfo(
+        _azure,
+        "Azure OpenAI: --judge-url is the resource, --judge-model the deployment",
+        None,
+        ("AZURE_OPENAI_ENDPOINT",),
+        ("AZURE_OPENAI_API_KEY",),
+        needs_key=True,
+    ),
+    "anthropic": ProviderInfo(
+        lambda spec, url, key: Anthropic(url, spec.model or "", key),
+        "Anthropic's Messages API",
+        ANTHROPIC_URL,
+        ("ANTHROPIC_BASE_URL",),
+        ("ANTHROPIC_API_KEY",),
+        needs_key=True,
+    ),
+    "gemini": ProviderInfo(
+        lambda spec, url, key: Gemini(
+            url, spec.model or "", key, reasoning_effort=spec.reasoning_effort
+        ),
+        "Google Gemini through its OpenAI-compatible endpoint",
+        GEMINI_URL,
+        (),
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        needs_key=True,
+    ),
+    "fake": ProviderInfo(
+        lambda spec, url, key: FakeJudge(spec.model or "fake-judge"),
+        "deterministic answers in process, for plumbing: not a quality signal",
+    ),
+    "local": ProviderInfo(
+        lambda spec, url, key: LocalJudge(ensure_model()),
+        "the embedded judge: a small model on this CPU (agentjudge[local])",
+    ),
 }
 
 
 def build_provider(
-    kind: str, url: str | None = None, model: str | None = None, api_key: str | None = None
-) -> OpenAICompatible:
-    """The provider named `kind`; an unknown name is a usage error listing the valid ones."""
-    if kind == "fake":
-        return FakeJudge()
-    if kind == "openai-compatible":
-        if not url or not model:
-            raise UsageError("the openai-compatible judge needs --judge-url and --judge-model")
-        return OpenAICompatible(url, model, api_key=api_key)
-    if kind == "local":
+    spec: JudgeSpec, environ: Mapping[str, str] | None = None, hints: Hints = Hints()
+) -> Provider:
+    """The provider `spec` names, its URL and key completed from `environ`; a judge that
+    cannot work is a `UsageError` saying what to give."""
+    environ = os.environ if environ is None else environ
+    info = PROVIDERS.get(spec.kind)
+    if info is None:
+        raise UsageError(f"unknown judge {spec.kind!r}: use one of {', '.join(PROVIDERS)}")
+    if spec.kind == "fake":
+        return info.make(spec, "", None)
+    if spec.kind == "local":
         # `model` is not checked: the embedded judge has one model, and callers that
         # resolve a model name from the environment pass whatever they found
-        if url:
+        if spec.url:
             raise UsageError(
-                "--judge-url does not apply to --judge local (the embedded judge runs its own "
-                "server): drop it, or use --judge openai-compatible"
+                f"{hints.url} does not apply to the local judge (the embedded judge runs its "
+                "own server): drop it, or use openai-compatible"
             )
         require_extra()
-        return LocalJudge(ensure_model())
-    valid = ", ".join(sorted(PROVIDERS))
-    raise UsageError(f"unknown judge {kind!r}: use one of {valid}")
+        return info.make(spec, "", None)
+    url = spec.url or _first(environ, info.url_env) or info.default_url
+    if not url:
+        where = " or ".join((hints.url, *info.url_env))
+        example = (
+            "https://NAME.openai.azure.com" if spec.kind == "azure" else "http://127.0.0.1:8000/v1"
+        )
+        raise UsageError(
+            f"the {spec.kind} judge needs its server's URL: give {where} (e.g. {example})"
+        )
+    if not spec.model:
+        raise UsageError(f"the {spec.kind} judge needs a model: give {hints.model}")
+    key = spec.api_key or _first(environ, (API_KEY_ENV, *info.key_env))
+    if key is None and info.needs_key:
+        where = " or ".join((hints.key, *info.key_env))
+        raise UsageError(f"the {spec.kind} judge needs an API key: set {where}")
+    if spec.kind == "azure" and not spec.api_version:
+        spec = replace(spec, api_version=_first(environ, AZURE_VERSION_ENV))
+    return info.make(spec, url, key)
+
+
+def _first(environ: Mapping[str, str], names: tuple[str, ...]) -> str | None:
+    return next((environ[name] for name in names if environ.get(name)), None)
 
 
 __all__ = [
@@ -45,10 +173,15 @@ __all__ = [
     "LOCAL_NOTICE",
     "PROVIDERS",
     "Answer",
+    "AzureOpenAI",
     "FakeJudge",
+    "Hints",
+    "JudgeSpec",
     "LocalJudge",
+    "OpenAI",
     "OpenAICompatible",
     "Provider",
+    "ProviderInfo",
     "RetryDecision",
     "build_provider",
 ]

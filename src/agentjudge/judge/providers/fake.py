@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import httpx
 
-from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
 from agentjudge.judge.verdict import CATEGORIES
 
 FAKE_NOTICE = "the fake judge gives deterministic scores from a hash: not a quality signal"
@@ -25,13 +25,15 @@ class FakeJudge(OpenAICompatible):
     """`answers="hash"` (trajectories): a score derived from the prompt's hash.
     `answers="scale_max"` (cases, like graph-agents-cli's fake): the scale's maximum."""
 
-    quality_signal = False
+    name: ClassVar[str] = "fake"
+    quality_signal: ClassVar[bool] = False
     notice = FAKE_NOTICE
+    modes: ClassVar[tuple[ResponseMode, ...]] = ("json_object_schema",)
 
     def __init__(
         self, model: str = "fake-judge", answers: Literal["hash", "scale_max"] = "hash"
     ) -> None:
-        super().__init__("http://fake-judge.invalid/v1", model, name="fake")
+        super().__init__("http://fake-judge.invalid/v1", model)
         self.answers = answers
 
     def transport(self) -> httpx.AsyncBaseTransport | None:

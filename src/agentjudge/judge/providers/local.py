@@ -22,18 +22,17 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 import httpx
 
 from agentjudge.errors import UsageError
-from agentjudge.judge.model_cache import INSTALL_HINT
-from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+from agentjudge.judge.answer_schema import answer_schema
+from agentjudge.judge.model_cache import INSTALL_HINT, QWEN_CODER_1_5B
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.verdict import CATEGORIES
 
 LOCAL_NOTICE = (
     "the embedded judge (Qwen2.5-Coder-1.5B on this CPU) is weak: meant for offline use and "
@@ -44,7 +43,6 @@ CONTEXT_TOKENS = 8192
 REASONING_CHARS = 400  # bounds the tokens a CPU spends before the score (~10 a second)
 READY_TIMEOUT = 180.0
 CALL_TIMEOUT = 600.0
-SCORES = [round(tenth / 10, 1) for tenth in range(11)]  # 0.0, 0.1, ..., 1.0
 # llama-cpp-python as the Makefile builds it: for x86-64 with AVX2, not -march=native
 PORTABLE_BUILD = (
     "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
@@ -79,50 +77,18 @@ def machine_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def answer_schema(request: JudgeRequest) -> dict[str, Any]:
-    """The JSON schema of the answer `request` asks for, reasoning first.
-
-    llama.cpp turns it into a grammar that emits properties in the order listed, so the
-    model writes its reasoning before committing to a number. Its grammar ignores
-    `minimum`/`maximum`, so scores are an enum: a small model left free answers "100".
-    """
-    reasoning = {"type": "string", "maxLength": REASONING_CHARS}
-    score = {"enum": SCORES}
-    if request.answer == "category":
-        return _object(
-            rationale=reasoning,
-            category={"type": "string", "enum": list(CATEGORIES)},
-            confidence=score,
-        )
-    if request.answer == "rubric":
-        criterion = _object(
-            name={"type": "string", "maxLength": 60},
-            description={"type": "string", "maxLength": 300},
-            weight={"enum": [1, 2, 3]},  # positive, as a rubric needs
-        )
-        return _object(criteria={"type": "array", "items": criterion, "minItems": 1, "maxItems": 5})
-    if request.criteria:
-        scores = _object(**dict.fromkeys(request.criteria, score))
-        return _object(reasoning=reasoning, scores=scores)
-    return _object(reasoning=reasoning, score=score)
-
-
-def _object(**properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
 class LocalJudge(OpenAICompatible):
     """The embedded judge. Usable only inside `serving()`, which runs its server."""
 
+    name: ClassVar[str] = "local"
     notice = LOCAL_NOTICE
     max_concurrency = 1  # the server answers one request at a time; more would only queue
     # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once
     min_timeout = CALL_TIMEOUT
+    # llama-cpp-python's server refuses `json_schema` (422): the negotiation settles on the
+    # schema attached to `json_object`, which it turns into a grammar. A small model is never
+    # left without one.
+    modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object_schema")
 
     def __init__(
         self,
@@ -130,20 +96,19 @@ class LocalJudge(OpenAICompatible):
         threads: int | None = None,
         ready_timeout: float = READY_TIMEOUT,
     ) -> None:
-        super().__init__("http://127.0.0.1/v1", MODEL_NAME, name="local")
+        super().__init__("http://127.0.0.1/v1", MODEL_NAME)
         self.model_path = model_path
         self.threads = threads or machine_threads()
         self.ready_timeout = ready_timeout
 
-    def build(self, request: JudgeRequest) -> httpx.Request:
-        if request.response_schema is None:
-            request = replace(request, response_schema=answer_schema(request))
-        return super().build(request)
+    @property
+    def identity(self) -> str:
+        # the model file decides the answers, not the port its server happens to get
+        return f"local|sha256:{QWEN_CODER_1_5B.sha256}"
 
-    def fallback(self, status: int) -> bool:
-        # this server always has JSON mode: a 400 (e.g. a prompt longer than the context)
-        # must not turn the grammar off for every later call
-        return False
+    def schema_for(self, request: JudgeRequest, mode: ResponseMode) -> dict[str, Any]:
+        """Scores in tenths and bounded reasoning, in every mode (see `answer_schema`)."""
+        return answer_schema(request, tenths=True, reasoning_chars=REASONING_CHARS)
 
     @contextlib.asynccontextmanager
     async def serving(self) -> AsyncIterator[None]:
@@ -151,7 +116,8 @@ class LocalJudge(OpenAICompatible):
         try:
             await server.wait_ready(self.ready_timeout)
             self.base_url = server.base_url
-            self._url = httpx.URL(f"{server.base_url}/chat/completions")
+            self.endpoint = f"{server.base_url}/chat/completions"
+            self._url = httpx.URL(self.endpoint)
             yield
             server.check_alive()  # its failed calls alone would hide why they failed
         finally:

@@ -1,112 +1,222 @@
-"""Any server that speaks OpenAI's `/v1/chat/completions`."""
+"""Any server that speaks OpenAI's `/v1/chat/completions`: vLLM, Ollama, a LiteLLM proxy,
+llama.cpp, LM Studio... (`openai-compatible`); the base of the `openai`, `azure`, `gemini`,
+`local` and `fake` judges.
+
+Servers differ in what they accept, so the request adapts, once per run, to what the
+server says when it refuses one (`adapt`):
+- the response format, tried in the order of `modes`: `json_schema` (OpenAI's structured
+  outputs), `json_object` with the schema attached (llama.cpp's form), plain `json_object`,
+  then no `response_format` at all (the prompt still asks for the JSON, and the answer is
+  parsed as strictly);
+- `max_completion_tokens` instead of `max_tokens`, no `temperature`, a `developer` role
+  instead of `system`: what reasoning models require.
+"""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import httpx
-import orjson
 
 from agentjudge.errors import ProtocolError
-from agentjudge.judge.providers.base import Answer, RetryDecision
+from agentjudge.judge.answer_schema import answer_schema, portable, schema_name
+from agentjudge.judge.providers.base import (
+    FORM,
+    Answer,
+    Provider,
+    json_body,
+    post_json,
+    token_count,
+)
 from agentjudge.judge.request import JudgeRequest
 
+ResponseMode = Literal["json_schema", "json_object_schema", "json_object", "prompt"]
+MODE_NAMES: dict[ResponseMode, str] = {
+    "json_schema": "response_format json_schema",
+    "json_object_schema": "response_format json_object with a schema",
+    "json_object": "response_format json_object",
+    "prompt": "no response_format (the prompt asks for the JSON)",
+}
+# Tokens a reasoning model may spend thinking before its answer, on top of the answer's own
+# budget: they count against the same limit, and an answer cut off by it is lost.
+REASONING_TOKENS = 8192
+# A refusal that names one of these is about the response format. One that names none and
+# says nothing (some servers) is taken as such too; one that says something else (say, a
+# prompt longer than the model's context) is not, and changes nothing.
+_FORMAT_WORDS = (
+    "response_format",
+    "response format",
+    "json",
+    "schema",
+    "structured",
+    "grammar",
+    "guided",
+)
+_REFUSED_WORDS = (
+    "unsupported",
+    "not supported",
+    "does not support",
+    "deprecated",
+    "only the default",
+    "not allowed",
+    "not permitted",
+    "extra inputs",
+    "unrecognized",
+    "unknown",
+)
 
-class OpenAICompatible:
-    """Builds chat-completion requests and reads their answers.
 
-    `json_mode` asks for JSON through `response_format`: `json_object` with the schema
-    attached (the form llama.cpp's server and many others accept).
-    """
+class OpenAICompatible(Provider):
+    """Builds chat-completion requests and reads their answers."""
 
-    quality_signal = True
-    notice: str | None = None  # said on the console and in every result of this judge
-    max_concurrency: int | None = None  # calls the server can usefully take at once
-    min_timeout: float | None = None  # seconds a call may need, whatever the job's timeout
+    name: ClassVar[str] = "openai-compatible"
+    modes: ClassVar[tuple[ResponseMode, ...]] = (
+        "json_schema",
+        "json_object_schema",
+        "json_object",
+        "prompt",
+    )
 
     def __init__(
         self,
         base_url: str,
         model: str,
         api_key: str | None = None,
-        json_mode: bool = True,
-        name: str = "openai-compatible",
+        *,
+        reasoning_effort: str | None = None,
+        endpoint: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self._url = httpx.URL(f"{self.base_url}/chat/completions")  # parsed once, not per call
-        self.model = model
-        self.name = name
-        headers = {"content-type": "application/json"}
-        if api_key:
-            headers["authorization"] = f"Bearer {api_key}"
-        self._headers = httpx.Headers(headers)  # the same for every request
-        self.json_mode = json_mode
+        super().__init__(model, endpoint or f"{self.base_url}/chat/completions", api_key)
+        self._url = httpx.URL(self.endpoint)  # parsed once, not per call
+        self._headers = httpx.Headers(  # the same for every request
+            {"content-type": "application/json", **self.auth_headers(api_key)}
+        )
+        self.reasoning_effort = reasoning_effort
+        self.mode: ResponseMode = self.modes[0]
+        self.token_field = "max_tokens"
+        self.send_temperature = True
+        self.system_role = "system"
+        self.reasoning = False  # the model thinks first: its answer gets REASONING_TOKENS more
+        self._schemas: dict[tuple[str, tuple[str, ...], ResponseMode], dict[str, Any]] = {}
 
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAICompatible(base_url={self.base_url!r}, model={self.model!r})"
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        """The headers that carry the key (a bearer token here)."""
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def reasoning_model(self) -> None:
+        """Build requests as reasoning models take them (OpenAI's o-series and gpt-5)."""
+        self.reasoning = True
+        self.token_field = "max_completion_tokens"
+        self.send_temperature = False
+        self.system_role = "developer"
+
+    def _form(self) -> tuple[object, ...]:
+        return (self.mode, self.token_field, self.send_temperature, self.system_role)
 
     def build(self, request: JudgeRequest) -> httpx.Request:
+        role = self.system_role
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
+            "messages": [
+                {"role": role if m.role == "system" else m.role, "content": m.content}
+                for m in request.messages
+            ],
+            self.token_field: request.max_tokens + (REASONING_TOKENS if self.reasoning else 0),
         }
-        if self.json_mode:
-            body["response_format"] = {"type": "json_object"}
-            if request.response_schema is not None:
-                body["response_format"]["schema"] = request.response_schema
-        # orjson: ~40x faster than json on these prompts. The body goes in as a read
-        # stream, not `content=`, which re-encodes it and rebuilds the headers (13 us against
-        # 5 us alone, ~40 us a call in a busy job); the transport sets Content-Length.
-        built = httpx.Request(
-            "POST", self._url, headers=self._headers, stream=httpx.ByteStream(orjson.dumps(body))
-        )
-        built.read()  # `.content` is there for whoever inspects the request
+        if self.send_temperature:
+            body["temperature"] = request.temperature
+        if self.reasoning_effort is not None:
+            body["reasoning_effort"] = self.reasoning_effort
+        response_format = self.response_format(request)
+        if response_format is not None:
+            body["response_format"] = response_format
+        built = post_json(self._url, self._headers, body)
+        built.extensions[FORM] = self._form()
         return built
 
+    def response_format(self, request: JudgeRequest) -> dict[str, Any] | None:
+        """The `response_format` of the current mode (None: the prompt alone asks)."""
+        mode = self.mode
+        if mode == "prompt":
+            return None
+        if mode == "json_object":
+            return {"type": "json_object"}
+        schema = self._schema(request, mode)
+        if mode == "json_object_schema":
+            return {"type": "json_object", "schema": schema}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": schema_name(request), "schema": schema, "strict": True},
+        }
+
+    def _schema(self, request: JudgeRequest, mode: ResponseMode) -> dict[str, Any]:
+        # built once per answer kind: a job sends thousands of requests of a few kinds
+        if request.response_schema is not None:
+            return self.schema_for(request, mode)
+        key = (request.answer, request.criteria, mode)
+        schema = self._schemas.get(key)
+        if schema is None:
+            schema = self._schemas[key] = self.schema_for(request, mode)
+        return schema
+
+    def schema_for(self, request: JudgeRequest, mode: ResponseMode) -> dict[str, Any]:
+        """The answer's schema as this server is given it: for strict structured outputs
+        only the keywords every such API accepts; attached to `json_object`, all of it."""
+        schema = answer_schema(request)
+        return portable(schema) if mode == "json_schema" else schema
+
     def parse(self, status: int, body: bytes) -> Answer:
-        if not body:
-            raise ProtocolError("empty_body")
+        data = json_body(body)
         try:
-            data = orjson.loads(body)
-            content = data["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
+            choice = data["choices"][0]
+            message = choice["message"]
+            content = message.get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
             raise ProtocolError("malformed_completion") from None
-        if not isinstance(content, str):
+        if not isinstance(content, str) or not content:
+            if isinstance(message.get("refusal"), str) and message["refusal"]:
+                raise ProtocolError("judge_refused")
+            if isinstance(choice, dict) and choice.get("finish_reason") == "length":
+                raise ProtocolError("answer_truncated")
             raise ProtocolError("malformed_completion")
-        usage = data.get("usage") if isinstance(data, dict) else None
+        usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        return Answer(
-            content, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
-        )
+        prompt = token_count(usage.get("prompt_tokens"))
+        completion = token_count(usage.get("completion_tokens"))
+        # Gemini leaves its thinking out of completion_tokens but not out of total_tokens
+        completion = max(completion, token_count(usage.get("total_tokens")) - prompt)
+        return Answer(content, prompt, completion)
 
-    def should_retry(self, status: int) -> RetryDecision:
-        if status == 429:
-            return "rate_limit"
-        if status in (408, 409) or status >= 500:
-            return "transient"
-        return "no"
-
-    def fallback(self, status: int) -> bool:
-        # Servers without JSON mode answer 400 to `response_format`: ask again without it
-        # (verdicts are still parsed strictly).
-        if status == 400 and self.json_mode:
-            self.json_mode = False
-            return True
-        return False
-
-    def transport(self) -> httpx.AsyncBaseTransport | None:
+    def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
+        # 400/422: a refused request. 500: only when the server says what it refused
+        # (llama-cpp-python and old llama.cpp builds answer a format they lack that way).
+        if status not in (400, 422) and not (status == 500 and message):
+            return None
+        if refused.extensions.get(FORM) != self._form():
+            return ""  # built before another call adapted: try again as requests are now built
+        text = message.lower()
+        refused_word = any(word in text for word in _REFUSED_WORDS)
+        if self.token_field == "max_tokens" and "max_tokens" in text and refused_word:
+            self.token_field = "max_completion_tokens"
+            self.reasoning = True
+            return "the model takes max_completion_tokens, not max_tokens: sending that"
+        if self.send_temperature and "temperature" in text and refused_word:
+            self.send_temperature = False
+            return "the model takes no temperature: judging at its default"
+        if self.system_role == "system" and "'system'" in text and "role" in text:
+            self.system_role = "developer"
+            return "the model takes no system role: sending the instructions as developer"
+        index = self.modes.index(self.mode)
+        about_format = any(word in text for word in _FORMAT_WORDS) or (not text and status != 500)
+        if index + 1 < len(self.modes) and about_format:
+            refused_mode, self.mode = self.mode, self.modes[index + 1]
+            return f"{MODE_NAMES[refused_mode]} refused: using {MODE_NAMES[self.mode]}"
         return None
 
-    @contextlib.asynccontextmanager
-    async def serving(self) -> AsyncIterator[None]:
-        """Held open for a job's judge calls: a judge that runs its own server (`local`)
-        starts it here and stops it on the way out; a remote server needs nothing."""
-        yield
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    def settled(self) -> dict[str, Any]:
+        return {
+            "response_format": self.mode,
+            "token_field": self.token_field,
+            "temperature": self.send_temperature,
+        }

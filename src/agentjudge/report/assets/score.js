@@ -4,7 +4,7 @@ function renderScore() {
   header(data.title, data.subtitle, badge(statusText, data.status === "succeeded" ? "good" : "bad", "run status"));
   if (data.notice) app.appendChild(h("div", { cls: "banner", id: "notice", text: data.notice }));
   if (data.status !== "succeeded") {
-    app.appendChild(h("div", { cls: "banner error", text: "The scoring job failed" + (data.error ? " (" + data.error + ")" : "") + ": the metrics below cover what was scored before it stopped, if anything." }));
+    app.appendChild(h("div", { cls: "banner error", text: "The scoring job failed" + (data.error ? " (" + data.error + ")" : "") + ": the metrics below cover what was scored before it stopped, if anything." + (data.error_message ? " The judge said: " + data.error_message : "") }));
   }
   app.appendChild(h("div", { cls: "cards", id: "metrics" }, data.cards.map(function (c) { return card(c); })));
   var candidates = data.categories.reduce(function (n, c) { return n + c.count; }, 0);
@@ -204,6 +204,7 @@ function showStep(box, s) {
   function row(label, value, cls) { if (value !== undefined && value !== null && value !== "") rows.push(h("dt", { text: label }), h("dd", { cls: cls, text: value })); }
   row("tools", (s.tools || []).join(", "), "mono");
   if (s.scores) row("criteria", Object.keys(s.scores).map(function (k) { return k + " " + fmt(s.scores[k], "score"); }).join(" · "));
+  row("judge error", s.error_message, "text");
   row("rationale", s.rationale, "text rationale");
   row("category", s.category ? s.category + (isNum(s.confidence) ? " (confidence " + fmt(s.confidence, "score") + ")" : "") + (s.categorization && s.categorization !== "categorized" ? " · " + s.categorization : "") : null, "mono");
   row("category rationale", s.category_rationale, "text");

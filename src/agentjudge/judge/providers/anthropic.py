@@ -1,0 +1,136 @@
+"""Anthropic's Messages API (`anthropic`), as documented.
+
+`POST {base}/v1/messages` with `x-api-key` and `anthropic-version: 2023-06-01`;
+`max_tokens` is required, the system prompt is the top-level `system` field (there is no
+system role), and the JSON answer comes from a tool the model is made to call
+(`tool_choice: {"type": "tool", ...}`): its `input` is the verdict, shaped by the tool's
+`input_schema`. Errors are `{"type": "error", "error": {"type", "message"}}`; 529
+(overloaded) is retried like a 5xx. Models that refuse a temperature (Opus 4.7 and later)
+are sent none once they have said so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import httpx
+import orjson
+
+from agentjudge.errors import ProtocolError
+from agentjudge.judge.answer_schema import answer_schema
+from agentjudge.judge.providers.base import (
+    FORM,
+    Answer,
+    Provider,
+    json_body,
+    post_json,
+    token_count,
+)
+from agentjudge.judge.request import JudgeRequest
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+TOOL = "record_verdict"
+AnswerMode = Literal["tool", "prompt"]
+
+
+class Anthropic(Provider):
+    """Claude models through the Messages API."""
+
+    name: ClassVar[str] = "anthropic"
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None) -> None:
+        base = base_url.rstrip("/")
+        endpoint = f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
+        super().__init__(model, endpoint, api_key)
+        self._url = httpx.URL(self.endpoint)
+        headers = {"content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
+        if api_key:
+            headers["x-api-key"] = api_key
+        self._headers = httpx.Headers(headers)
+        self.mode: AnswerMode = "tool"
+        self.send_temperature = True
+        self._tools: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
+
+    def _form(self) -> tuple[object, ...]:
+        return (self.mode, self.send_temperature)
+
+    def build(self, request: JudgeRequest) -> httpx.Request:
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": request.max_tokens,
+            "messages": [
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
+            ],
+        }
+        if system:
+            body["system"] = system
+        if self.send_temperature:
+            body["temperature"] = request.temperature
+        if self.mode == "tool":
+            body["tools"] = self._tool(request)
+            body["tool_choice"] = {"type": "tool", "name": TOOL}
+        built = post_json(self._url, self._headers, body)
+        built.extensions[FORM] = self._form()
+        return built
+
+    def _tool(self, request: JudgeRequest) -> list[dict[str, Any]]:
+        key = (request.answer, request.criteria)
+        tools = self._tools.get(key) if request.response_schema is None else None
+        if tools is None:
+            tools = [
+                {
+                    "name": TOOL,
+                    "description": "Record your verdict on what you were asked to judge.",
+                    "input_schema": answer_schema(request),
+                }
+            ]
+            if request.response_schema is None:
+                self._tools[key] = tools
+        return tools
+
+    def parse(self, status: int, body: bytes) -> Answer:
+        data = json_body(body)
+        blocks = data.get("content") if isinstance(data, dict) else None
+        if not isinstance(blocks, list):
+            raise ProtocolError("malformed_completion")
+        content = None
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") == TOOL:
+                content = orjson.dumps(block.get("input")).decode()
+                break
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                content = (content or "") + block["text"]
+        if not content:
+            if data.get("stop_reason") == "max_tokens":
+                raise ProtocolError("answer_truncated")
+            raise ProtocolError("malformed_completion")
+        usage = data.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        prompt = sum(
+            token_count(usage.get(field))
+            for field in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
+        return Answer(content, prompt, token_count(usage.get("output_tokens")))
+
+    def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
+        if status != 400:
+            return None
+        if refused.extensions.get(FORM) != self._form():
+            return ""
+        text = message.lower()
+        if self.send_temperature and "temperature" in text:
+            self.send_temperature = False
+            return "the model takes no temperature: judging at its default"
+        if self.mode == "tool" and ("tool" in text or not text):
+            self.mode = "prompt"
+            return "a forced tool call refused: the prompt alone asks for the JSON"
+        return None
+
+    def settled(self) -> dict[str, Any]:
+        return {"answer": self.mode, "temperature": self.send_temperature}

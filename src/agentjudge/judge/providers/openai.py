@@ -1,0 +1,93 @@
+"""OpenAI's Chat Completions API (`openai`), and Azure OpenAI's (`azure`), as documented.
+
+- Structured outputs: `response_format: {"type": "json_schema", "json_schema": {name,
+  schema, strict: true}}`, with only the schema keywords both OpenAI and Azure accept in
+  strict mode (Azure refuses minimum/maximum and lengths); OpenAI refuses the llama.cpp
+  form (`json_object` with a `schema` key), so it is never tried.
+- Reasoning models (o1, o3, o4-mini, gpt-5...) take `max_completion_tokens` (which also
+  bounds their hidden reasoning), only the default temperature, and `developer` messages
+  in place of `system`; `reasoning_effort` is sent when the user sets it. A model not
+  recognised by its name adapts when the server refuses (see `OpenAICompatible.adapt`).
+- Azure: a deployment URL (`{resource}/openai/deployments/{deployment}/chat/completions?
+  api-version=...`) or the v1 API (`{resource}/openai/v1/chat/completions`), the key in an
+  `api-key` header.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
+
+OPENAI_URL = "https://api.openai.com/v1"
+AZURE_API_VERSION = "2024-10-21"  # the latest GA version, with structured outputs
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+
+def is_reasoning_model(model: str) -> bool:
+    """OpenAI's reasoning models by name: the o-series and gpt-5 (not gpt-5's chat model)."""
+    name = model.lower().rsplit("/", 1)[-1]
+    return name.startswith(_REASONING_PREFIXES) and "chat" not in name
+
+
+class OpenAI(OpenAICompatible):
+    """api.openai.com (or a server that checks requests as strictly)."""
+
+    name: ClassVar[str] = "openai"
+    modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        reasoning_effort: str | None = None,
+        endpoint: str | None = None,
+    ) -> None:
+        super().__init__(
+            base_url, model, api_key, reasoning_effort=reasoning_effort, endpoint=endpoint
+        )
+        if is_reasoning_model(model):
+            self.reasoning_model()
+
+
+class AzureOpenAI(OpenAI):
+    """Azure OpenAI: `base_url` is the resource (`https://NAME.openai.azure.com`), a
+    deployment URL, or the v1 API's base (`.../openai/v1`); `model` is the deployment."""
+
+    name: ClassVar[str] = "azure"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        api_version: str | None = None,
+        reasoning_effort: str | None = None,
+    ) -> None:
+        super().__init__(
+            base_url,
+            model,
+            api_key,
+            reasoning_effort=reasoning_effort,
+            endpoint=azure_endpoint(base_url, model, api_version or AZURE_API_VERSION),
+        )
+
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"api-key": api_key} if api_key else {}
+
+
+def azure_endpoint(base_url: str, deployment: str, api_version: str) -> str:
+    """The chat-completions URL of a deployment, from any of the URLs Azure documents."""
+    base = base_url.rstrip("/")
+    if base.endswith("/openai/v1"):  # the v1 API: the deployment goes in the body
+        return f"{base}/chat/completions"
+    if "?" in base:  # a full URL, query and all: taken as given
+        return base
+    if "/openai/deployments/" not in base:
+        base = f"{base}/openai/deployments/{deployment}"
+    if not base.endswith("/chat/completions"):
+        base = f"{base}/chat/completions"
+    return f"{base}?api-version={api_version}"

@@ -1,0 +1,137 @@
+"""The scripted judge: the verdict the test judge server gives, decided by the request.
+
+A marker `[[score=0.25]]` or `[[category=context_loss]]` in the last message decides the
+verdict (the last marker counts: a step comes after its context), otherwise a hash of the
+message does, so tests know the right answer. `[[fault=503]]` (or 429, 500, 529, drop,
+hang) fails every request carrying it; `[[category_fault=...]]` only categorization
+requests. Asked for several criteria, it answers `{"scores": ...}` (`[[score.NAME=X]]` sets
+one); asked to derive criteria, it answers two (`[[rubric=bad]]` in the task gets an
+unusable one). Asked for JSON under a schema, the verdict keeps only the schema's top-level
+properties, as a model held to that schema would.
+
+Every API dialect reads its requests into a `Prompt`, so the verdict is the same whichever
+API the server mimics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Fault = Literal["429", "500", "503", "529", "drop", "hang"]
+Malformed = Literal["non_json", "no_score", "out_of_range", "bool_score", "empty", "huge"]
+
+SCORE_MARKER = re.compile(r"\[\[score=([0-9.]+)\]\]")
+CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
+FAULT_MARKER = re.compile(r"\[\[(category_)?fault=(429|500|503|529|drop|hang)\]\]")
+CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
+ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
+DERIVED = [
+    {"name": "correctness", "description": "The step is right for the task.", "weight": 3},
+    {"name": "efficiency", "description": "The step wastes no effort.", "weight": 1},
+]
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A chat request as the scripted judge reads it, whatever API it came in by."""
+
+    # `{"role", "content"}` with text content, the system message first when there is one
+    messages: list[dict[str, str]]
+    model: str
+    # the JSON schema the answer is held to, if any
+    schema: dict[str, Any] | None = None
+
+    @property
+    def system(self) -> str:
+        """The first message's text: the judge's instructions, when there are any."""
+        return self.messages[0]["content"] if self.messages else ""
+
+    @property
+    def last(self) -> str:
+        """The last message's text: the step being judged, with its markers."""
+        return self.messages[-1]["content"] if self.messages else ""
+
+    def tokens(self) -> int:
+        """The prompt's size in tokens, estimated as four characters a token."""
+        return max(1, sum(len(m["content"]) for m in self.messages) // 4)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the scripted judge says: the reply's text and, when it is one, its JSON object."""
+
+    text: str
+    verdict: dict[str, Any] | None
+    outcome: str  # "ok", or the malformed answer given
+
+
+def marked_fault(prompt: Prompt) -> Fault | None:
+    """The fault a marker in the last message asks for: `[[fault=503]]` fails every such
+    request, `[[category_fault=503]]` only categorization requests (their system message
+    asks for a category)."""
+    marker = FAULT_MARKER.search(prompt.last)
+    if marker is None:
+        return None
+    if marker.group(1) and '"category"' not in prompt.system:
+        return None
+    return marker.group(2)  # type: ignore[return-value]
+
+
+def expected_score(text: str) -> float:
+    """The score the server gives a request whose last message is `text`: its last
+    `[[score=X]]` marker (the step comes after its context), else a hash."""
+    markers = SCORE_MARKER.findall(text)
+    if markers:
+        return float(markers[-1])
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 1001 / 1000
+
+
+def answer(prompt: Prompt, malformed: Malformed | None) -> Answer:
+    """The scripted reply to `prompt`, or the malformed one the script asks for."""
+    text = prompt.last
+    system = prompt.system
+    if '{"criteria": [' in system and malformed is None:
+        # a request to derive criteria (auto scoring mode); `[[rubric=bad]]` gets a bad one
+        criteria: Any = "not a list" if "[[rubric=bad]]" in text else DERIVED
+        return _json(prompt, {"criteria": criteria}, "ok")
+    if malformed == "non_json":
+        return Answer("I think this step is fine, maybe 0.7.", None, "non_json")
+    if malformed == "empty":
+        return Answer("", None, "empty")
+    if malformed == "no_score":
+        return _json(prompt, {"reasoning": "looks fine"}, "no_score")
+    if malformed == "out_of_range":
+        return _json(prompt, {"reasoning": "great", "score": 7}, "out_of_range")
+    if malformed == "bool_score":
+        return _json(prompt, {"reasoning": "yes", "score": True}, "bool_score")
+    if malformed == "huge":
+        return _json(prompt, {"reasoning": "x" * 100_000, "score": 0.5}, "huge")
+    verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": expected_score(text)}
+    asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
+    if asked:
+        # per-criterion scores: `[[score.NAME=X]]` markers, else the step's score
+        marked = dict(CRITERION_MARKER.findall(text))
+        scores = {n: float(marked[n]) if n in marked else verdict["score"] for n in asked}
+        verdict = {"reasoning": "scripted verdict", "scores": scores}
+    categories = CATEGORY_MARKER.findall(text)
+    if categories:
+        verdict.update(category=categories[-1], confidence=0.9, rationale="scripted category")
+    return _json(prompt, verdict, "ok")
+
+
+def held_to(schema: dict[str, Any] | None, verdict: dict[str, Any]) -> dict[str, Any]:
+    """`verdict` as a model held to `schema` writes it: only the schema's top-level
+    properties, in the schema's order (no schema, or one without properties: unchanged)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return verdict
+    return {name: verdict[name] for name in properties if name in verdict}
+
+
+def _json(prompt: Prompt, verdict: dict[str, Any], outcome: str) -> Answer:
+    held = held_to(prompt.schema, verdict)
+    return Answer(json.dumps(held), held, outcome)

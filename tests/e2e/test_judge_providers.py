@@ -1,0 +1,264 @@
+"""Each provider against a server that checks requests as that API does (`judge-server
+--mimic`): a score job and a grade job finish with exact scores, every request the server
+received has the documented shape (checked field by field), and a refusal shows the
+server's own message. The real CLI in a subprocess, real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agentjudge.judge.providers.openai_compatible import REASONING_TOKENS
+from agentjudge.testing import JudgeServer, Script
+from agentjudge.testing.judge_server import LoggedRequest
+from tests.e2e.test_score_cli import tree
+
+pytestmark = pytest.mark.timeout(120)
+PROJECT = Path(__file__).resolve().parents[1] / "cases" / "data" / "project"
+KEY = "sk-mimic-key-0123456789"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A provider, the API its server plays, a model, and where the key goes."""
+
+    provider: str
+    mimic: str
+    model: str
+    key_env: str | None
+
+    def __str__(self) -> str:
+        return f"{self.provider}-{self.mimic}-{self.model}"
+
+
+CASES = [
+    Case("openai", "openai", "gpt-4o-mini", "OPENAI_API_KEY"),
+    Case("openai", "openai", "gpt-5-mini", "OPENAI_API_KEY"),
+    Case("azure", "azure", "judge-deployment", "AZURE_OPENAI_API_KEY"),
+    Case("anthropic", "anthropic", "claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+    Case("gemini", "gemini", "gemini-2.5-flash", "GEMINI_API_KEY"),
+    Case("openai-compatible", "vllm", "Qwen/Qwen2.5-7B-Instruct", None),
+    Case("openai-compatible", "ollama", "llama3.1:8b", None),
+]
+
+
+def clean_env(tmp: Path, case: Case) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith(("_API_KEY", "_BASE_URL", "_ENDPOINT")) and not k.startswith("JUDGE_")
+    }
+    env["AGENTJUDGE_CACHE_DIR"] = str(tmp / "cache")
+    if case.key_env:
+        env[case.key_env] = KEY
+    return env
+
+
+def run(args: list[str | Path], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentjudge", *map(str, args)],
+        capture_output=True, text=True, timeout=110, env=env, cwd=cwd,
+    )  # fmt: skip
+
+
+def check_shape(case: Case, request: LoggedRequest) -> None:
+    """The request as the provider's API documents it, field by field."""
+    body, headers = request.body, request.headers
+    assert headers["content-type"] == "application/json"
+    if case.mimic == "anthropic":
+        assert request.path == "/v1/messages"
+        assert headers["x-api-key"] == KEY
+        assert headers["anthropic-version"] == "2023-06-01"
+        assert "authorization" not in headers
+        assert body["model"] == case.model
+        assert body["max_tokens"] == 512
+        assert body["temperature"] == 0.0
+        assert all(m["role"] in ("user", "assistant") for m in body["messages"])
+        assert body["messages"][0]["role"] == "user"
+        assert isinstance(body.get("system", ""), str)
+        (tool,) = body["tools"]
+        assert body["tool_choice"] == {"type": "tool", "name": tool["name"]}
+        assert tool["input_schema"]["type"] == "object"
+        assert set(body) <= {
+            "model", "max_tokens", "messages", "system", "temperature", "tools", "tool_choice",
+        }  # fmt: skip
+        return
+    if case.mimic == "azure":
+        assert request.path == f"/openai/deployments/{case.model}/chat/completions"
+        assert request.query == {"api-version": "2024-10-21"}
+        assert headers["api-key"] == KEY
+        assert "authorization" not in headers
+    elif case.mimic == "gemini":
+        assert request.path == "/v1beta/openai/chat/completions"
+        assert headers["authorization"] == f"Bearer {KEY}"
+    else:
+        assert request.path == "/v1/chat/completions"
+        if case.key_env:
+            assert headers["authorization"] == f"Bearer {KEY}"
+        else:
+            assert "authorization" not in headers
+    assert body["model"] == case.model
+    roles = [m["role"] for m in body["messages"]]
+    reasoning = case.model.startswith("gpt-5")
+    assert set(roles) <= ({"developer", "user"} if reasoning else {"system", "user"})
+    if reasoning:
+        assert body["max_completion_tokens"] == 512 + REASONING_TOKENS
+        assert "max_tokens" not in body
+        assert "temperature" not in body
+    else:
+        thinking = case.model.startswith("gemini-2.5")
+        assert body["max_tokens"] == 512 + (REASONING_TOKENS if thinking else 0)
+        assert body["temperature"] == 0.0
+    response_format = body["response_format"]
+    assert response_format["type"] == "json_schema"
+    spec = response_format["json_schema"]
+    assert spec["strict"] is True
+    assert set(spec) == {"name", "schema", "strict"}
+    schema = spec["schema"]
+    assert schema["type"] == "object"
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == list(schema["properties"])
+    assert set(body) <= {
+        "model", "messages", "max_tokens", "max_completion_tokens", "temperature",
+        "response_format",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_a_score_job_with_each_provider(tmp_path: Path, case: Case) -> None:
+    runs = tree(tmp_path)
+    with JudgeServer(mimic=case.mimic, api_key=KEY if case.key_env else None) as server:
+        done = run(
+            [
+                "score", runs, "--judge", case.provider, "--judge-model", case.model,
+                "--judge-url", server.base_url, "--judge-initial-backoff-seconds", "0.01",
+                "-o", "out.json",
+            ],
+            tmp_path,
+            clean_env(tmp_path, case),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        # 5 steps and 1 categorization; accepted as first sent: nothing to adapt to
+        assert [r.status for r in server.log] == [200] * 6, [r.outcome for r in server.log]
+        for request in server.log:
+            check_shape(case, request)
+    results = json.loads((tmp_path / "out.json").read_text())
+    assert results["metrics"]["atif_overall_score"] == pytest.approx((0.5 + 0.7) / 2)
+    root = results["trajectories"][0]["nodes"][0]
+    assert [s["score"] for s in root["steps"]] == [1.0, 0.5, 0.0]
+    assert root["steps"][2]["category"] == "context_loss"
+    assert results["judge"]["notes"] == []
+    assert results["judge"]["input_tokens"] > 0
+    assert results["judge"]["output_tokens"] > 0
+    assert results["run_parameters"]["atif_judge"] == f"{case.provider}/{case.model}"
+    assert KEY not in (tmp_path / "out.json").read_text()
+    assert KEY not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_a_grade_job_with_each_provider(tmp_path: Path, case: Case) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(PROJECT, project)
+    with JudgeServer(mimic=case.mimic, api_key=KEY if case.key_env else None) as server:
+        env = {**clean_env(tmp_path, case), "JUDGE_BASE_URL": server.base_url}
+        done = run(
+            [
+                "grade", "--judge-provider", case.provider, "--judge-model", case.model,
+                "--output", "out.json",
+            ],
+            project,
+            env,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr  # the project has one failing case
+        assert [r.status for r in server.log] == [200] * 4
+        for request in server.log:
+            check_shape(case, request)
+    document = json.loads((project / "out.json").read_text())
+    scores = {
+        (case_["id"], name): metric["score"]
+        for case_ in document["cases"]
+        for name, metric in case_["judge_scores"].items()
+        if metric["kind"] == "judge"
+    }
+    assert scores == {
+        ("greeting", "response_quality"): 5.0,
+        ("weather", "task_success"): 4.0,
+        ("weather", "politeness"): 4.0,
+        ("terse", "response_quality"): 2.0,
+    }
+    assert document["judge"] == {"provider": case.provider, "model": case.model}
+    assert KEY not in (project / "out.json").read_text()
+
+
+REFUSALS = [
+    # (case, what goes wrong, the server's words that must reach the user)
+    (CASES[0], "wrong key", "http_401: Incorrect API key provided: "),
+    (CASES[2], "wrong key", "http_401: Access denied due to invalid subscription key"),
+    (CASES[3], "wrong key", "http_401: invalid x-api-key"),
+    (CASES[4], "wrong key", "http_400: API key not valid. Please pass a valid API key."),
+    (CASES[5], "long prompt", "http_400: This model's maximum context length is 50 tokens."),
+    (CASES[6], "bad effort", "http_400: invalid reasoning value: 'extreme'"),
+]
+
+
+@pytest.mark.parametrize(("case", "fault", "said"), REFUSALS, ids=lambda x: str(x))
+def test_a_refusal_shows_the_servers_message(
+    tmp_path: Path, case: Case, fault: str, said: str
+) -> None:
+    runs = tree(tmp_path)
+    script = Script(max_context_tokens=50 if fault == "long prompt" else None)
+    key = "sk-the-right-key-000" if fault == "wrong key" else None
+    flags = ["--judge-reasoning-effort", "extreme"] if fault == "bad effort" else []
+    with JudgeServer(script, mimic=case.mimic, api_key=key) as server:
+        done = run(
+            [
+                "score", runs, "--judge", case.provider, "--judge-model", case.model,
+                "--judge-url", server.base_url, "-o", "out.json", *flags,
+            ],
+            tmp_path,
+            clean_env(tmp_path, case),  # KEY: the wrong one where a key is checked
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    results = json.loads((tmp_path / "out.json").read_text())
+    message = results["error"]["message"]
+    assert message.startswith(said), message
+    assert f"error: judge_error: {message}" in done.stderr
+    assert KEY[-6:] not in message  # not even the tail OpenAI shows of a wrong key
+    assert KEY not in done.stderr
+
+
+def test_a_reasoning_model_unknown_by_name_is_adapted_to(tmp_path: Path) -> None:
+    # Azure deployments are named by their owners: "judge" may be an o3
+    case = Case("azure", "azure", "judge", "AZURE_OPENAI_API_KEY")
+    runs = tree(tmp_path)
+    with JudgeServer(mimic="azure", api_key=KEY, reasoning_models=("judge",)) as server:
+        done = run(
+            [
+                "score", runs, "--judge", "azure", "--judge-model", "judge",
+                "--judge-url", server.base_url, "-o", "out.json",
+            ],
+            tmp_path,
+            clean_env(tmp_path, case),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        refused = [r for r in server.log if r.status != 200]
+    results = json.loads((tmp_path / "out.json").read_text())
+    assert results["metrics"]["atif_overall_score"] == pytest.approx(0.6)
+    notes = results["judge"]["notes"]
+    assert len(notes) == 2
+    assert "Unsupported parameter: 'max_tokens'" in notes[0]
+    assert "Unsupported value: 'temperature'" in notes[1]
+    assert all(f"note: {note}" in done.stderr for note in notes)
+    assert 2 <= len(refused) <= 2 * 16  # calls in flight when the first refusal came
+    assert results["judge"]["requests"] == {
+        "response_format": "json_schema",
+        "token_field": "max_completion_tokens",
+        "temperature": False,
+    }
