@@ -261,4 +261,5 @@ def test_a_reasoning_model_unknown_by_name_is_adapted_to(tmp_path: Path) -> None
         "response_format": "json_schema",
         "token_field": "max_completion_tokens",
         "temperature": False,
+        "system_role": "system",
     }

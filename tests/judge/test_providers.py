@@ -334,6 +334,7 @@ def test_a_reasoning_model_unknown_by_name_is_adapted_to_once() -> None:
         "response_format": "json_schema",
         "token_field": "max_completion_tokens",
         "temperature": False,
+        "system_role": "system",
     }
 
 
@@ -382,3 +383,126 @@ def test_retry_after_ms_is_honoured() -> None:
     (outcome,), _ = judge_many(provider, httpx.MockTransport(handle), 1)
     assert outcome.verdict is not None
     assert calls[1] - calls[0] >= 0.3
+
+
+# -- what one bad request must not do to the run ----------------------------------------------
+
+
+def refusing(bad: str, status: int = 400, message: str = "") -> httpx.MockTransport:
+    """A server that answers every request but those mentioning `bad`, which it refuses
+    with `message` whatever their format (say, a prompt too long for it)."""
+
+    def handle(req: httpx.Request) -> httpx.Response:
+        if bad in req.content.decode():
+            if not message:
+                return httpx.Response(status)  # no body at all
+            return httpx.Response(status, json={"error": {"message": message}})
+        content = json.dumps({"reasoning": "ok", "score": 0.5})
+        return httpx.Response(200, json={"choices": [{"message": {"content": content}}]})
+
+    return httpx.MockTransport(handle)
+
+
+def judge_in_order(
+    provider: Provider, transport: httpx.MockTransport, texts: list[str]
+) -> tuple[list[JudgeOutcome], JudgeClient]:
+    async def go() -> tuple[list[JudgeOutcome], JudgeClient]:
+        async with JudgeClient(provider, transport=transport, max_attempts=1) as client:
+            return [await client.judge(request(t)) for t in texts], client
+
+    return asyncio.run(go())
+
+
+def test_one_request_refused_in_every_format_changes_nothing_for_the_rest() -> None:
+    provider = OpenAICompatible("http://127.0.0.1:9/v1", "m")
+    outcomes, client = judge_in_order(provider, refusing("oversized"), ["oversized", "fine"])
+    assert outcomes[0].error == "http_400"
+    assert outcomes[1].verdict is not None
+    # one tentative step, undone when the same refusal came back in the next format
+    assert provider.mode == "json_schema"
+    assert len(client.notes) == 1
+    assert client.stats.calls == 3
+
+
+def test_once_a_format_is_answered_a_refusal_never_steps_it_down() -> None:
+    provider = OpenAICompatible("http://127.0.0.1:9/v1", "m")
+    transport = refusing("strange", message="invalid json in request")
+    outcomes, client = judge_in_order(provider, transport, ["fine", "strange", "fine again"])
+    assert [o.error for o in outcomes] == [None, "http_400", None]
+    assert provider.mode == "json_schema"
+    assert client.notes == []
+
+
+def test_an_answer_to_an_earlier_format_undoes_a_step() -> None:
+    provider = OpenAICompatible("http://127.0.0.1:9/v1", "m")
+    before = provider.build(request())
+    assert provider.adapt(400, "", provider.build(request())) is not None
+    assert provider.settled()["response_format"] == "json_object_schema"
+    # a call sent before the step was answered: json_schema works after all
+    assert provider.accepted(before) == (
+        "back to response_format json_schema: the refusal was about one request"
+    )
+    assert provider.settled()["response_format"] == "json_schema"
+    assert provider.adapt(400, "", provider.build(request())) is None
+
+
+def test_a_truncated_answer_counts_its_tokens_and_is_not_sent_again() -> None:
+    sent_count = 0
+
+    def cut_off(req: httpx.Request) -> httpx.Response:
+        nonlocal sent_count
+        sent_count += 1
+        choice = {"message": {"content": '{"reasoning": "long'}, "finish_reason": "length"}
+        usage = {"prompt_tokens": 100, "completion_tokens": 8704}
+        return httpx.Response(200, json={"choices": [choice], "usage": usage})
+
+    (outcome,), client = judge_in_order(
+        OpenAI("https://api.openai.com/v1", "o3", "k"), httpx.MockTransport(cut_off), ["x"]
+    )
+    assert (outcome.error, outcome.protocol) == ("answer_truncated", True)
+    assert sent_count == 1
+    assert (client.stats.input_tokens, client.stats.output_tokens) == (100, 8704)
+
+
+def test_anthropic_cut_off_and_refused_answers() -> None:
+    judge = Anthropic("https://api.anthropic.com", "m", "k")
+    cut = {
+        "content": [{"type": "tool_use", "name": TOOL, "input": {}}],
+        "stop_reason": "max_tokens",
+        "usage": {"input_tokens": 5, "output_tokens": 512},
+    }
+    answer = judge.parse(200, json.dumps(cut).encode())
+    assert (answer.stop, answer.output_tokens) == ("truncated", 512)
+    refused = {"content": [], "stop_reason": "refusal", "usage": {}}
+    assert judge.parse(200, json.dumps(refused).encode()).stop == "refused"
+    # a forced tool that was answered once is never dropped for one request's refusal
+    judge.accepted(judge.build(request()))
+    assert judge.adapt(400, "tool input too large", judge.build(request())) is None
+
+
+def test_the_reasoning_effort_is_part_of_the_judges_identity() -> None:
+    low = OpenAI("https://api.openai.com/v1", "o3", "k", reasoning_effort="low")
+    high = OpenAI("https://api.openai.com/v1", "o3", "k", reasoning_effort="high")
+    assert low.identity != high.identity
+
+
+def test_azure_reasoning_deployments_get_a_version_that_serves_them() -> None:
+    assert AzureOpenAI("https://r.openai.azure.com", "o4-mini", "k").api_version == (
+        "2025-04-01-preview"
+    )
+    hidden = AzureOpenAI("https://r.openai.azure.com", "judge", "k")
+    assert hidden.api_version == "2024-10-21"
+    message = "Model o3 is enabled only for api versions 2024-12-01-preview and later"
+    note = hidden.adapt(400, message, hidden.build(request()))
+    assert note == "the deployment needs a newer api-version: using 2025-04-01-preview"
+    assert hidden.build(request()).url.params["api-version"] == "2025-04-01-preview"
+    pinned = AzureOpenAI("https://r.openai.azure.com", "judge", "k", api_version="2024-10-21")
+    assert pinned.adapt(400, message, pinned.build(request())) is None
+
+
+def test_endpoints_shown_keep_only_the_api_version() -> None:
+    shown = redact_endpoint(
+        "https://u:p@ss@gw.example/v1?subscription-key=s3cret&api-version=1&code=c0de"
+    )
+    assert shown == "https://gw.example/v1?api-version=1"
+    assert redact("at https://user:p@ss@host/v1") == "at https://***@host/v1"

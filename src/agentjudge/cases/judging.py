@@ -70,10 +70,10 @@ def is_fake(provider: str | None) -> bool:
 
 
 def build_judge(identity: JudgeIdentity, env: dict[str, str]) -> Provider:
-    """The provider for `identity`: its URL from `JUDGE_BASE_URL` (or `MODEL_BASE_URL`, or
-    the provider's own default), its key from `JUDGE_API_KEY` (or `MODEL_API_KEY`, or the
-    provider's own variable such as `OPENAI_API_KEY`), never written anywhere; an unusable
-    choice is a usage error saying the fix."""
+    """The provider for `identity`: its URL from `JUDGE_BASE_URL` (else the provider's
+    default; `openai-compatible`: `MODEL_BASE_URL`), its key from `JUDGE_API_KEY` (else the
+    provider's own variable: `OPENAI_API_KEY`, ...; `openai-compatible`: `MODEL_API_KEY`),
+    never written anywhere; an unusable choice is a usage error saying the fix."""
     name = (identity.provider or "").strip().lower()
     if not name:
         raise UsageError(
@@ -88,12 +88,14 @@ def build_judge(identity: JudgeIdentity, env: dict[str, str]) -> Provider:
             f"{', '.join(PROVIDERS)} (any OpenAI-compatible server works with "
             "openai-compatible and JUDGE_BASE_URL)"
         )
-    spec = JudgeSpec(
-        name,
-        identity.model,
-        env.get("JUDGE_BASE_URL") or env.get("MODEL_BASE_URL") or None,
-        env.get("JUDGE_API_KEY") or env.get("MODEL_API_KEY") or None,
-    )
+    url = env.get("JUDGE_BASE_URL") or None
+    key = env.get("JUDGE_API_KEY") or None
+    if name == "openai-compatible":
+        # the agent's own server and key: a hosted provider's URL and key never pair with
+        # another's (MODEL_BASE_URL is not where an OpenAI key should go)
+        url = url or env.get("MODEL_BASE_URL") or None
+        key = key or env.get("MODEL_API_KEY") or None
+    spec = JudgeSpec(name, identity.model, url, key)
     return build_provider(spec, env, HINTS)
 
 

@@ -34,7 +34,9 @@ MAX_BODY_BYTES = 64 * 1024
 PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
 # Times one call may be sent again because the provider adapted to a refusal (each
 # adaptation moves the provider one step along a short list, so a few suffice).
-MAX_ADAPTATIONS = 6
+MAX_ADAPTATIONS = 8
+# Unusable answers that the same request would get again: not retried.
+FINAL_PROTOCOL_ERRORS = frozenset({"answer_truncated", "judge_refused"})
 # Seconds a returned verdict may wait to be committed with others. A sqlite commit costs
 # ~50 us in a busy job: one per call was a tenth of the CPU at a thousand calls a second.
 COMMIT_INTERVAL = 0.02
@@ -199,11 +201,13 @@ class JudgeClient:
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
                 answer = await self._send(request)
-                verdict = request.parse(answer.content)
+                verdict = _verdict(request, answer)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
                 self._metrics.protocol_errors.add(1, {"error.type": exc.kind})
                 kind = exc.kind
+                if kind in FINAL_PROTOCOL_ERRORS:
+                    break
                 continue
             except JudgeError as exc:
                 return JudgeOutcome(None, exc.kind, message=exc.detail or None)
@@ -218,7 +222,7 @@ class JudgeClient:
                 return await self._send_retried(request)
             except _Refused:
                 continue
-        return await self._send_retried(request)
+        raise JudgeError("adaptations_exhausted")
 
     async def _send_retried(self, request: JudgeRequest) -> Answer:
         try:
@@ -307,6 +311,9 @@ class JudgeClient:
             raise _Retryable(kind, _retry_after(response.headers), message)
         self.stats.successes += 1
         self._metrics.successes.add(1)
+        note = self.provider.accepted(http_request)
+        if note:
+            self._note(note)
         if body is None:
             raise ProtocolError("body_too_large")
         answer = self.provider.parse(status, body)
@@ -325,6 +332,19 @@ class JudgeClient:
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1
         self._metrics.errors.add(1, {"error.type": kind})
+
+
+def _verdict(request: JudgeRequest, answer: Answer) -> Verdict:
+    """The verdict in `answer`; a refusal, or an answer cut off by its token budget that
+    does not parse, is a protocol error of its own kind."""
+    if answer.stop == "refused":
+        raise ProtocolError("judge_refused")
+    try:
+        return request.parse(answer.content)
+    except ProtocolError:
+        if answer.stop == "truncated":
+            raise ProtocolError("answer_truncated") from None
+        raise
 
 
 async def _read_capped(response: httpx.Response) -> bytes | None:

@@ -12,10 +12,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from agentjudge.errors import UsageError
 
 API_KEY_ENV = "AGENTJUDGE_JUDGE_API_KEY"
-# query parameters that carry credentials (Gemini's native API takes `key=`, Azure SAS tokens
-# `sig=`): never part of an endpoint that is shown or stored
-_SECRET_QUERY = frozenset({"key", "api-key", "api_key", "apikey", "token", "access_token", "sig"})
-_URL_CREDENTIALS = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s@]+@", re.IGNORECASE)
+# The query parameters an endpoint keeps when it is shown: any other may carry a credential
+# (Gemini's native `key=`, Azure API Management's `subscription-key=`, SAS `sig=`, ...).
+_SHOWN_QUERY = frozenset({"api-version"})
+# user info runs to the last "@" of the authority (a password may hold "@" itself)
+_URL_CREDENTIALS = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s?#]*@", re.IGNORECASE)
 _KEY_LIKE = re.compile(
     r"\b(?:sk-[A-Za-z0-9_*\-]{8,}|AIza[0-9A-Za-z_\-]{20,})"
     r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/\-]{8,}=*"
@@ -60,11 +61,11 @@ def redact_url(url: str) -> str:
 
 
 def redact_endpoint(url: str) -> str:
-    """A judge endpoint as it may be shown and stored: no user info and no query parameter
-    that carries a credential (`?api-version=` stays, `?key=` goes)."""
+    """A judge endpoint as it may be shown and stored: no user info, and of its query only
+    `api-version` (`?key=`, `?subscription-key=`... go)."""
     parts = urlsplit(redact_url(url))
     host = parts.netloc.rsplit("@", 1)[-1]
-    query = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() not in _SECRET_QUERY]
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k.lower() in _SHOWN_QUERY]
     return urlunsplit((parts.scheme, host, parts.path, urlencode(query), ""))
 
 

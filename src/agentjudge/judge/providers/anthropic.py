@@ -49,6 +49,7 @@ class Anthropic(Provider):
             headers["x-api-key"] = api_key
         self._headers = httpx.Headers(headers)
         self.mode: AnswerMode = "tool"
+        self.tool_answered = False  # once a forced tool call is answered, it is never dropped
         self.send_temperature = True
         self._tools: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
 
@@ -106,17 +107,20 @@ class Anthropic(Provider):
                 break
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 content = (content or "") + block["text"]
-        if not content:
-            if data.get("stop_reason") == "max_tokens":
-                raise ProtocolError("answer_truncated")
-            raise ProtocolError("malformed_completion")
         usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         prompt = sum(
             token_count(usage.get(field))
             for field in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         )
-        return Answer(content, prompt, token_count(usage.get("output_tokens")))
+        output = token_count(usage.get("output_tokens"))
+        stop = data.get("stop_reason")
+        if stop == "refusal" and not content:
+            return Answer("", prompt, output, "refused")
+        if not content and stop != "max_tokens":
+            raise ProtocolError("malformed_completion")
+        truncated = stop == "max_tokens"
+        return Answer(content or "", prompt, output, "truncated" if truncated else "done")
 
     def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
         if status != 400:
@@ -127,9 +131,15 @@ class Anthropic(Provider):
         if self.send_temperature and "temperature" in text:
             self.send_temperature = False
             return "the model takes no temperature: judging at its default"
-        if self.mode == "tool" and ("tool" in text or not text):
+        if self.mode == "tool" and not self.tool_answered and "tool" in text:
             self.mode = "prompt"
             return "a forced tool call refused: the prompt alone asks for the JSON"
+        return None
+
+    def accepted(self, built: httpx.Request) -> str | None:
+        form = built.extensions.get(FORM)
+        if isinstance(form, tuple) and form[0] == "tool":
+            self.tool_answered = True
         return None
 
     def settled(self) -> dict[str, Any]:

@@ -25,13 +25,19 @@ MAX_ERROR_CHARS = 500  # of a server's own error message, kept in results and th
 FORM = "agentjudge.form"  # extension of a built request: the form it was built in
 
 
+Stop = Literal["done", "truncated", "refused"]
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """The text a provider extracted from a response, and the tokens it reports."""
+    """The text a provider extracted from a response, the tokens it reports, and why the
+    judge stopped: `truncated` (its token budget ran out, the text may be cut) or `refused`
+    (it declined to answer: no text)."""
 
     content: str
     input_tokens: int = 0
     output_tokens: int = 0
+    stop: Stop = "done"
 
 
 class Provider:
@@ -63,8 +69,9 @@ class Provider:
     @property
     def identity(self) -> str:
         """Which judge answers: part of every verdict-store key, so that another judge
-        (another provider, model or server) never answers from the store."""
-        return f"{self.name}|{self.model}|{self.safe_endpoint}"
+        (another provider, model or server) never answers from the store. The endpoint's
+        query (an API version, which a run may adapt) is left out."""
+        return f"{self.name}|{self.model}|{self.safe_endpoint.split('?', 1)[0]}"
 
     def build(self, request: JudgeRequest) -> httpx.Request:
         raise NotImplementedError
@@ -105,6 +112,11 @@ class Provider:
         """A server refused `refused` with `status` and `message`. Return a note (said
         once) if requests are now built differently and the same call may succeed, ""
         if another call has already adapted since this one was built, None otherwise."""
+        return None
+
+    def accepted(self, built: httpx.Request) -> str | None:
+        """The server answered `built` (2xx): what it was built with works. A note if
+        that undoes an adaptation."""
         return None
 
     def settled(self) -> dict[str, Any]:

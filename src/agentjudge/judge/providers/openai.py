@@ -17,10 +17,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import httpx
+
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
 
 OPENAI_URL = "https://api.openai.com/v1"
 AZURE_API_VERSION = "2024-10-21"  # the latest GA version, with structured outputs
+# Reasoning models are served only from preview versions this recent or later
+AZURE_REASONING_API_VERSION = "2025-04-01-preview"
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
@@ -67,16 +71,36 @@ class AzureOpenAI(OpenAI):
         api_version: str | None = None,
         reasoning_effort: str | None = None,
     ) -> None:
+        self._pinned = api_version is not None  # a version the user chose is kept
+        if api_version is None:
+            reasoning = is_reasoning_model(model)
+            api_version = AZURE_REASONING_API_VERSION if reasoning else AZURE_API_VERSION
         super().__init__(
             base_url,
             model,
             api_key,
             reasoning_effort=reasoning_effort,
-            endpoint=azure_endpoint(base_url, model, api_version or AZURE_API_VERSION),
+            endpoint=azure_endpoint(base_url, model, api_version),
         )
+        self.api_version = api_version
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"api-key": api_key} if api_key else {}
+
+    def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
+        # "Model o3 is enabled only for api versions 2024-12-01-preview and later": a
+        # reasoning model behind a deployment name that does not say so
+        text = message.lower()
+        newer = not self._pinned and self.api_version != AZURE_REASONING_API_VERSION
+        newer = newer and "api-version" in self._url.params
+        if status == 400 and newer and ("api version" in text or "api-version" in text):
+            if refused.url.params.get("api-version") != self.api_version:
+                return ""
+            self.api_version = AZURE_REASONING_API_VERSION
+            self.endpoint = str(self._url.copy_set_param("api-version", self.api_version))
+            self._url = httpx.URL(self.endpoint)
+            return f"the deployment needs a newer api-version: using {self.api_version}"
+        return super().adapt(status, message, refused)
 
 
 def azure_endpoint(base_url: str, deployment: str, api_version: str) -> str:

@@ -98,7 +98,21 @@ class OpenAICompatible(Provider):
         self.send_temperature = True
         self.system_role = "system"
         self.reasoning = False  # the model thinks first: its answer gets REASONING_TOKENS more
+        # The response format is stepped down only while no call has been answered in the
+        # current one, and a step is tentative until a call in the new format is answered:
+        # the same refusal again (or an answer to a call in the earlier format) shows it was
+        # about one request, not the format, and the step is undone.
+        self._confirmed: ResponseMode | None = None
+        self._origin: ResponseMode | None = None  # the format before tentative steps
+        self._stepped_on: set[str] = set()  # the refusals that made them
+        self._not_format: set[str] = set()  # refusals known to be about something else
         self._schemas: dict[tuple[str, tuple[str, ...], ResponseMode], dict[str, Any]] = {}
+
+    @property
+    def identity(self) -> str:
+        # the effort a reasoning model is asked for changes its answers
+        effort = f"|reasoning_effort={self.reasoning_effort}" if self.reasoning_effort else ""
+        return super().identity + effort
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         """The headers that carry the key (a bearer token here)."""
@@ -174,19 +188,18 @@ class OpenAICompatible(Provider):
             content = message.get("content")
         except (KeyError, IndexError, TypeError, AttributeError):
             raise ProtocolError("malformed_completion") from None
-        if not isinstance(content, str) or not content:
-            if isinstance(message.get("refusal"), str) and message["refusal"]:
-                raise ProtocolError("judge_refused")
-            if isinstance(choice, dict) and choice.get("finish_reason") == "length":
-                raise ProtocolError("answer_truncated")
-            raise ProtocolError("malformed_completion")
         usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         prompt = token_count(usage.get("prompt_tokens"))
         completion = token_count(usage.get("completion_tokens"))
         # Gemini leaves its thinking out of completion_tokens but not out of total_tokens
         completion = max(completion, token_count(usage.get("total_tokens")) - prompt)
-        return Answer(content, prompt, completion)
+        if isinstance(message.get("refusal"), str) and message["refusal"] and not content:
+            return Answer("", prompt, completion, "refused")
+        truncated = isinstance(choice, dict) and choice.get("finish_reason") == "length"
+        if not isinstance(content, str) or (not content and not truncated):
+            raise ProtocolError("malformed_completion")
+        return Answer(content, prompt, completion, "truncated" if truncated else "done")
 
     def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
         # 400/422: a refused request. 500: only when the server says what it refused
@@ -207,11 +220,50 @@ class OpenAICompatible(Provider):
         if self.system_role == "system" and "'system'" in text and "role" in text:
             self.system_role = "developer"
             return "the model takes no system role: sending the instructions as developer"
+        if self.system_role == "developer" and "'developer'" in text and "role" in text:
+            self.system_role = "user"  # o1-mini and o1-preview take neither
+            return "the model takes no developer role: sending the instructions as user"
+        return self._step_down(status, message)
+
+    def _step_down(self, status: int, message: str) -> str | None:
+        """The next response format, if the refusal may be about this one."""
+        if self._confirmed == self.mode or message in self._not_format:
+            return None  # the server takes this format: the refusal is about this request
+        if message in self._stepped_on and self._origin is not None:
+            self._undo_steps()
+            return None
         index = self.modes.index(self.mode)
+        text = message.lower()
         about_format = any(word in text for word in _FORMAT_WORDS) or (not text and status != 500)
-        if index + 1 < len(self.modes) and about_format:
-            refused_mode, self.mode = self.mode, self.modes[index + 1]
-            return f"{MODE_NAMES[refused_mode]} refused: using {MODE_NAMES[self.mode]}"
+        if index + 1 >= len(self.modes) or not about_format:
+            return None
+        if self._origin is None:
+            self._origin = self.mode
+        self._stepped_on.add(message)
+        refused_mode, self.mode = self.mode, self.modes[index + 1]
+        return f"{MODE_NAMES[refused_mode]} refused: using {MODE_NAMES[self.mode]}"
+
+    def _undo_steps(self) -> None:
+        assert self._origin is not None
+        self.mode, self._origin = self._origin, None
+        self._not_format |= self._stepped_on
+        self._stepped_on.clear()
+
+    def accepted(self, built: httpx.Request) -> str | None:
+        form = built.extensions.get(FORM)
+        mode = next((m for m in self.modes if isinstance(form, tuple) and form[0] == m), None)
+        if mode is None:
+            return None
+        if mode == self.mode:
+            self._confirmed = mode
+            self._origin = None
+            self._stepped_on.clear()
+        elif self.modes.index(mode) < self.modes.index(self.mode):
+            # a call built before a step down was answered: the format was never the problem
+            if self._origin is not None:
+                self._undo_steps()
+            self.mode = self._confirmed = mode
+            return f"back to {MODE_NAMES[mode]}: the refusal was about one request"
         return None
 
     def settled(self) -> dict[str, Any]:
@@ -219,4 +271,5 @@ class OpenAICompatible(Provider):
             "response_format": self.mode,
             "token_field": self.token_field,
             "temperature": self.send_temperature,
+            "system_role": self.system_role,
         }
