@@ -19,7 +19,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentjudge.cases.project import DEFAULT_CONFIG, DEFAULT_JUDGE_TIMEOUT, RESULTS_DIR, find_root
+from agentjudge.cases.project import (
+    DEFAULT_CONFIG,
+    DEFAULT_JUDGE_CALL_TIMEOUT,
+    DEFAULT_JUDGE_TIMEOUT,
+    RESULTS_DIR,
+    find_root,
+)
 from agentjudge.cli_report import write_html_report
 from agentjudge.errors import UsageError
 from agentjudge.report.files import check_writable, write_atomic
@@ -63,8 +69,16 @@ def grade_command(
     ] = None,
     judge_model: Annotated[str | None, typer.Option(help="Judge model name.")] = None,
     judge_timeout: Annotated[
-        float, typer.Option(min=1, help="Seconds one judge call may take (each attempt).")
+        float,
+        typer.Option(
+            min=1,
+            help="Seconds the whole judging phase may take (graph-agents-cli's meaning); "
+            "over it: exit 3, nothing written.",
+        ),
     ] = DEFAULT_JUDGE_TIMEOUT,
+    judge_call_timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds one attempt of one judge call may take.")
+    ] = DEFAULT_JUDGE_CALL_TIMEOUT,
     junit: Annotated[
         Path | None, typer.Option(help="Also write JUnit XML here (one testcase per case).")
     ] = None,
@@ -99,6 +113,7 @@ def grade_command(
         judge_provider=judge_provider,
         judge_model=judge_model,
         judge_timeout=judge_timeout,
+        judge_call_timeout=judge_call_timeout,
         concurrency=concurrency,
         cache=not no_cache,
     )

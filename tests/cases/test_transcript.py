@@ -16,6 +16,7 @@ from agentjudge.cases.transcript import (
     TruncationNote,
     fill_prompt,
     judge_notes,
+    lacking,
     render_case,
     render_prompt,
     truncation_marker,
@@ -274,3 +275,23 @@ def test_judge_notes_of_a_prompt_with_both_problems_come_in_order() -> None:
         "2 earlier turn(s) have no recorded reply in the trace "
         "(re-run eval generate to record every turn)",
     ]
+
+
+def test_what_a_built_in_judge_needs_and_a_case_lacks() -> None:
+    bare = {"messages": [{"role": "user", "content": "weather in Paris?"}]}
+    trace = {"response": "Sunny."}
+    rendered = render_case(bare, trace, 50000)
+    assert lacking("task_success", rendered, trace) == ["task_success: no reference answer"]
+    assert lacking("groundedness", rendered, trace) == [
+        "groundedness: no context and no tool result"
+    ]
+    assert lacking("response_quality", rendered, trace) == []
+    with_reference = render_case({**bare, "reference": "Sunny, 21 C."}, trace, 50000)
+    assert lacking("task_success", with_reference, trace) == []
+    with_context = render_case({**bare, "context": "Paris: sunny."}, trace, 50000)
+    assert lacking("groundedness", with_context, trace) == []
+    # a tool result, in the final turn or an earlier one, is something to ground claims in
+    called = {**trace, "tool_calls": [{"name": "get_weather", "args": {}, "result": "sunny"}]}
+    assert lacking("groundedness", render_case(bare, called, 50000), called) == []
+    earlier = {**trace, "turns": [{"tool_calls": [{"name": "w", "result": {"t": 21}}]}]}
+    assert lacking("groundedness", render_case(bare, earlier, 50000), earlier) == []

@@ -120,9 +120,12 @@ def test_a_project_graded_end_to_end(project: Path, server: JudgeServer) -> None
     assert document["agent_version"] == "1.4.0"
     assert document["dataset_paths"] == [str(project / "tests/eval/datasets/basic-dataset.json")]
     assert document["fake_model"] == []
-    assert document["warnings"] == []
-    # four judge calls: greeting, weather x2, terse; concurrently (capacity unbounded)
-    assert len(server.log) == 4
+    assert document["warnings"] == [
+        "1 case(s) give task_success no reference answer to judge against, so it judges "
+        "without: weather. Add reference: to these cases in the dataset."
+    ]
+    # the preflight, then four judge calls: greeting, weather x2, terse; concurrently
+    assert len(server.log) == 5
     prompt = next(r.body for r in server.log if "get_weather" in json.dumps(r.body))
     text = prompt["messages"][-1]["content"]
     assert "system (from the dataset; not sent to the agent): You are a weather agent." in text
@@ -145,7 +148,7 @@ def test_a_rerun_says_its_verdicts_came_from_the_store(project: Path, server: Ju
     assert "verdict store" not in first.stderr
     again = grade(project, "--output", "b.json", server=server)
     assert again.returncode == first.returncode == 1
-    assert len(server.log) == 4  # the second run made no judge call
+    assert len(server.log) == 5  # the preflight and 4 calls; the second run made none
     store = project.parent / "cache" / "verdicts.sqlite"
     line = f"4 of 4 verdicts from the verdict store ({store}); --no-cache to judge again"
     assert line in again.stderr
@@ -169,13 +172,18 @@ def test_judge_calls_run_concurrently_across_cases(project: Path) -> None:
     with JudgeServer(Script(latency=0.3)) as slow:
         done = grade(project, "--output", "out.json", "--concurrency", "8", server=slow)
         assert done.returncode == 0, done.stderr
-        assert len(slow.log) == 12
+        assert len(slow.log) == 13  # the preflight, then one call a case
         assert slow.peak_in_flight >= 4
 
 
-def test_a_judge_timeout_is_an_error_case_and_exit_2(project: Path) -> None:
-    with JudgeServer(Script(latency=5)) as slow:
-        done = grade(project, "--output", "out.json", "--judge-timeout", "1", server=slow)
+def test_a_judge_call_timeout_is_an_error_case_and_exit_2(project: Path) -> None:
+    traces = results(project / TRACES)
+    greeting = next(t for t in traces["traces"] if t["case_id"] == "greeting")
+    greeting["response"] += " [[fault=hang]]"  # only this case's judge call hangs
+    (project / TRACES).write_text(json.dumps(traces))
+    with JudgeServer(Script(hang_seconds=10)) as slow:
+        flags = ["--output", "out.json", "--judge-call-timeout", "1"]
+        done = grade(project, *flags, server=slow)
     assert done.returncode == 2, done.stderr
     cases = by_id(results(project / "out.json"))
     assert cases["greeting"]["status"] == "error"
@@ -183,7 +191,41 @@ def test_a_judge_timeout_is_an_error_case_and_exit_2(project: Path) -> None:
         "error: judge response_quality: judge call failed: timeout"
     ]
     assert cases["greeting"]["judge_scores"]["response_quality"]["score"] is None
+    assert cases["weather"]["status"] == "passed"  # its judges answered
     assert cases["no-delete"]["status"] == "passed"  # no judge, no error
+
+
+def test_the_whole_judging_phase_is_bounded_by_judge_timeout(project: Path) -> None:
+    # graph-agents-cli's meaning: --judge-timeout bounds all the judging; over it, exit 3
+    with JudgeServer(Script(latency=3)) as slow:
+        done = grade(project, "--output", "out.json", "--judge-timeout", "1", server=slow)
+    assert done.returncode == 3
+    assert done.stderr.startswith("error: judging did not finish within --judge-timeout 1 s")
+    assert not (project / "out.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("server_url", "extra", "said"),
+    [
+        ("http://127.0.0.1:9/v1", [], "(transport_error)"),  # nothing listens on port 9
+        (None, ["JUDGE_API_KEY=sk-wrong-key-0000"], "(http_401: Incorrect API key provided"),
+        (None, ["--judge-model", "no-such-model"], "(http_404: The model `no-such-model`"),
+    ],
+)
+def test_an_unusable_judge_is_a_configuration_error(
+    project: Path, server_url: str | None, extra: list[str], said: str
+) -> None:
+    with JudgeServer(mimic="openai", api_key="sk-right-key-0000", models=("test-judge",)) as srv:
+        env = {"OPENAI_BASE_URL": server_url or srv.base_url, "JUDGE_API_KEY": "sk-right-key-0000"}
+        env.update(item.partition("=")[::2] for item in extra if "=" in item)
+        flags = ["--judge-provider", "openai", "--output", "out.json"]
+        flags += [item for item in extra if "=" not in item]
+        done = grade(project, *flags, **env)  # type: ignore[arg-type]
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("error: the judge openai/")
+    assert said in done.stderr
+    assert "sk-wrong-key-0000" not in done.stderr
+    assert not (project / "out.json").exists()
 
 
 @pytest.mark.parametrize("malformed", ["out_of_range", "bool_score", "no_score", "non_json"])

@@ -71,6 +71,8 @@ def run(args: list[str | Path], cwd: Path, env: dict[str, str]) -> subprocess.Co
 def check_shape(case: Case, request: LoggedRequest) -> None:
     """The request as the provider's API documents it, field by field."""
     body, headers = request.body, request.headers
+    # the preflight call before grading asks for a few tokens; every judge call for 512
+    budget = 32 if "Reply with this JSON object only" in json.dumps(body) else 512
     assert headers["content-type"] == "application/json"
     if case.mimic == "anthropic":
         assert request.path == "/v1/messages"
@@ -78,7 +80,7 @@ def check_shape(case: Case, request: LoggedRequest) -> None:
         assert headers["anthropic-version"] == "2023-06-01"
         assert "authorization" not in headers
         assert body["model"] == case.model
-        assert body["max_tokens"] == 512
+        assert body["max_tokens"] == budget
         assert body["temperature"] == 0.0
         assert all(m["role"] in ("user", "assistant") for m in body["messages"])
         assert body["messages"][0]["role"] == "user"
@@ -109,12 +111,12 @@ def check_shape(case: Case, request: LoggedRequest) -> None:
     reasoning = case.model.startswith("gpt-5")
     assert set(roles) <= ({"developer", "user"} if reasoning else {"system", "user"})
     if reasoning:
-        assert body["max_completion_tokens"] == 512 + REASONING_TOKENS
+        assert body["max_completion_tokens"] == budget + REASONING_TOKENS
         assert "max_tokens" not in body
         assert "temperature" not in body
     else:
         thinking = case.model.startswith("gemini-2.5")
-        assert body["max_tokens"] == 512 + (REASONING_TOKENS if thinking else 0)
+        assert body["max_tokens"] == budget + (REASONING_TOKENS if thinking else 0)
         assert body["temperature"] == 0.0
     response_format = body["response_format"]
     assert response_format["type"] == "json_schema"
@@ -177,7 +179,7 @@ def test_a_grade_job_with_each_provider(tmp_path: Path, case: Case) -> None:
             env,
         )  # fmt: skip
         assert done.returncode == 1, done.stderr  # the project has one failing case
-        assert [r.status for r in server.log] == [200] * 4
+        assert [r.status for r in server.log] == [200] * 5  # the preflight, 4 judge calls
         for request in server.log:
             check_shape(case, request)
     document = json.loads((project / "out.json").read_text())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import jsonschema
 import pytest
 
@@ -90,7 +92,21 @@ def test_rejected_replies_raise_a_fixed_kind(reply: str, kind: str) -> None:
     with pytest.raises(ProtocolError) as err:
         parse_case_score(reply, 5)
     assert err.value.kind == kind
-    assert str(err.value) == kind  # the reply itself never reaches the error
+    # the reply itself never reaches the error: at most the number refused, shown by us
+    if kind == "score_out_of_range":
+        shown = r"(\S+|a number too large to show)"
+        assert re.fullmatch(rf"{kind}: {shown} is outside 1\.\.5", str(err.value))
+    else:
+        assert str(err.value) == kind
+
+
+def test_the_refused_number_is_shown() -> None:
+    with pytest.raises(ProtocolError) as err:
+        parse_case_score('{"score": 7, "reasoning": "secret prompt text"}', 5)
+    assert str(err.value) == "score_out_of_range: 7 is outside 1..5"
+    with pytest.raises(ProtocolError) as err:
+        parse_case_score('{"score": ' + "9" * 400 + "}", 5)
+    assert str(err.value) == "score_out_of_range: a number too large to show is outside 1..5"
 
 
 def test_a_null_score_does_not_fall_back_to_the_phrase() -> None:

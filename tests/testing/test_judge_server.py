@@ -35,3 +35,20 @@ def test_a_long_running_server_keeps_no_log_but_answers_the_same() -> None:
         assert judge_three(server.base_url) == [0.0, 0.1, 0.2]
         assert server.log == []
         assert server.peak_in_flight >= 1
+
+
+def test_an_unmarked_case_judge_request_is_scored_on_its_scale() -> None:
+    from agentjudge.judge.scaled import case_score_schema
+    from agentjudge.testing.scripted import Prompt, answer, asked_scale
+
+    for scale in (3, 5, 10):
+        schema = case_score_schema(scale)
+        for i in range(30):
+            prompt = Prompt([{"role": "user", "content": f"case {i}"}], "m", schema)
+            verdict = answer(prompt, None).verdict
+            assert verdict is not None
+            assert verdict["score"] in range(1, scale + 1)
+    # without a schema, the prompt's "from 1 to N" says the scale (graph-agents-cli's words)
+    worded = Prompt([{"role": "user", "content": "Score the reply from 1 to 5 against"}], "m")
+    assert asked_scale(worded) == 5.0
+    assert asked_scale(Prompt([{"role": "user", "content": "a step"}], "m")) is None

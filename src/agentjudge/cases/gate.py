@@ -42,6 +42,7 @@ class CaseGrade:
     failures: list[str] = field(default_factory=list)
     quality_misses: list[str] = field(default_factory=list)
     judge_notes: list[str] = field(default_factory=list)
+    lacking: list[str] = field(default_factory=list)  # what its judges need and it has not
     truncated_results: int = 0
     unrecorded_turns: int = 0
     final_turn_only: bool = False

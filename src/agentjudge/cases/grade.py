@@ -24,6 +24,7 @@ from agentjudge.cases.project import (
     DATASETS_DIR,
     DEFAULT_CONFIG,
     DEFAULT_DATASET,
+    DEFAULT_JUDGE_CALL_TIMEOUT,
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
     find_root,
@@ -33,14 +34,20 @@ from agentjudge.cases.project import (
     settings,
 )
 from agentjudge.cases.traces import TraceSet, load_traces, trace_files
-from agentjudge.cases.transcript import RenderedCase, fill_prompt, judge_notes, render_case
-from agentjudge.errors import UsageError
+from agentjudge.cases.transcript import (
+    RenderedCase,
+    fill_prompt,
+    judge_notes,
+    lacking,
+    render_case,
+)
+from agentjudge.errors import JudgeError, UsageError
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.running import run_judging
 from agentjudge.report.files import check_writable, write_atomic
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats
+    from agentjudge.judge.client import ClientStats, JudgeClient
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +60,8 @@ class GradeOptions:
     output: str | None = None
     judge_provider: str | None = None
     judge_model: str | None = None
-    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT  # the whole judging phase
+    judge_call_timeout: float = DEFAULT_JUDGE_CALL_TIMEOUT  # one attempt of one call
     concurrency: int = 16
     cache: bool = True
     cache_path: str | None = None
@@ -175,6 +183,20 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     return GradeRun(document, output, code, stats)
 
 
+async def _preflight(client: JudgeClient) -> None:
+    """The judge answers before any case is judged, or the run stops (exit 3, nothing
+    written) with the judge server's own explanation."""
+    try:
+        await client.preflight()
+    except JudgeError as exc:
+        provider = client.provider
+        said = f"{exc.kind}: {exc.detail}" if exc.detail else exc.kind
+        raise UsageError(
+            f"the judge {provider.name}/{provider.model} at {provider.safe_endpoint} cannot be "
+            f"used ({said}); check its URL, key and model"
+        ) from None
+
+
 def _usage(stats: ClientStats | None) -> dict[str, int]:
     names = [
         "calls",
@@ -269,6 +291,7 @@ def _plan_metrics(
             grade_.truncated_results = len(rendered.truncated)
             grade_.unrecorded_turns = rendered.unrecorded_turns
         spec = config.judges[metric]
+        grade_.lacking += lacking(metric, rendered, trace)
         prompt = fill_prompt(spec, rendered)
         judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
 
@@ -295,21 +318,35 @@ def _run_metrics(
             Path(options.cache_path) if options.cache_path else default_store_path()
         )
 
-    async def go() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
-        custom = asyncio.ensure_future(run_custom(custom_items, root))
+    async def judge_all() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
         if provider is None:
-            return await custom, None
+            return await run_custom(custom_items, root), None
         concurrency = options.concurrency
         if provider.max_concurrency is not None:  # more calls than a server takes only queue
             concurrency = min(concurrency, provider.max_concurrency)
         # a judge that needs longer per call (the embedded one) gets at least that long
-        timeout = max(options.judge_timeout, provider.min_timeout or 0.0)
+        timeout = max(options.judge_call_timeout, provider.min_timeout or 0.0)
         client = JudgeClient(
             provider, concurrency=concurrency, timeout=timeout, store=store, on_note=note
         )
         async with provider.serving(), client:  # an embedded judge's server lives this long
+            if provider.quality_signal and not all(client.stored(r) for _, r in judge_items):
+                await _preflight(client)
+            custom = asyncio.ensure_future(run_custom(custom_items, root))
             judged = await run_judges(client, judge_items, advance)
         return {**judged, **await custom}, client.stats
+
+    async def go() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
+        # graph-agents-cli's --judge-timeout bounds its whole judge runner: so here
+        try:
+            async with asyncio.timeout(options.judge_timeout):
+                return await judge_all()
+        except TimeoutError:
+            raise UsageError(
+                f"judging did not finish within --judge-timeout {options.judge_timeout:g} s: "
+                "the judge may be unreachable or slow; raise --judge-timeout, or check the "
+                "judge (--judge-call-timeout bounds each call)"
+            ) from None
 
     try:
         results, stats = run_judging(go())

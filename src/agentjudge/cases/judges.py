@@ -169,7 +169,9 @@ BUILTIN_JUDGES: dict[str, JudgeSpec] = {
             "task is the latest request read together with the earlier turns: work the agent "
             "already did or said in an earlier turn counts and need not be repeated. 5: the "
             "task is done and the outcome is correct. 3: done in part, or the user has to "
-            "follow up to finish it. 1: not attempted, given up, or done wrongly.",
+            "follow up to finish it. 1: not attempted, given up, or done wrongly. When a "
+            "reference answer is given, it is the outcome the task should reach: an outcome "
+            "that conflicts with it is not a correct one.",
         ),
         _builtin(
             "groundedness",

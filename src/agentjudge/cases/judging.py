@@ -9,7 +9,7 @@ client (retries, deadlines, concurrency, verdict store, token accounting).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,9 +29,9 @@ from agentjudge.judge.scaled import case_score_schema
 if TYPE_CHECKING:
     from agentjudge.judge.client import JudgeClient
 
-PROMPT_VERSION = "agentjudge-cases-v1"
+PROMPT_VERSION = "agentjudge-cases-v2"  # v2: task_success judges against the reference
 HINTS = Hints(
-    url="JUDGE_BASE_URL (environment or the project's .env)",
+    url="JUDGE_BASE_URL or OPENAI_BASE_URL (environment or the project's .env)",
     model="--judge-model, judge.model in eval_config.yaml, or JUDGE_MODEL_NAME",
     key="JUDGE_API_KEY",
 )
@@ -69,11 +69,47 @@ def is_fake(provider: str | None) -> bool:
     return (provider or "").strip().lower() == "fake"
 
 
-def build_judge(identity: JudgeIdentity, env: dict[str, str]) -> Provider:
-    """The provider for `identity`: its URL from `JUDGE_BASE_URL` (else the provider's
-    default; `openai-compatible`: `MODEL_BASE_URL`), its key from `JUDGE_API_KEY` (else the
-    provider's own variable: `OPENAI_API_KEY`, ...; `openai-compatible`: `MODEL_API_KEY`),
-    never written anywhere; an unusable choice is a usage error saying the fix."""
+# graph-agents-cli's scaffold (app/app_utils/model.py): each provider's key variable, and
+# the providers that speak the OpenAI API (the only ones reasoning settings apply to)
+SCAFFOLD_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GOOGLE_API_KEY",
+    "openai-compatible": "MODEL_API_KEY",
+}
+OPENAI_API_PROVIDERS = frozenset({"openai", "openai-compatible"})
+
+
+def judge_spec(identity: JudgeIdentity, env: Mapping[str, str]) -> JudgeSpec:
+    """The judge `identity` names, resolved from `env` (the process environment over the
+    project's `.env`) as the scaffold's `get_judge_model()` resolves it:
+    - key: `JUDGE_API_KEY`, else the provider's variable (`OPENAI_API_KEY`,
+      `ANTHROPIC_API_KEY`, `GOOGLE_API_KEY`; `MODEL_API_KEY` for `openai-compatible`);
+    - URL: `JUDGE_BASE_URL`, else `OPENAI_BASE_URL` for the OpenAI-API providers (the
+      OpenAI SDK's variable), else `MODEL_BASE_URL` for `openai-compatible`, else the
+      provider's default;
+    - reasoning effort: `JUDGE_REASONING_EFFORT`, else the agent's `MODEL_REASONING_EFFORT`
+      when both speak the OpenAI API.
+    Unlike the scaffold, `JUDGE_BASE_URL` is honoured for every provider (the scaffold reads
+    it for `openai-compatible` only), and the agent's key is never sent to another
+    provider's judge."""
+    name = (identity.provider or "").strip().lower()
+    agent = (env.get("MODEL_PROVIDER") or "openai").strip().lower()
+    key = env.get("JUDGE_API_KEY") or env.get(SCAFFOLD_KEYS.get(name, "MODEL_API_KEY")) or None
+    url = env.get("JUDGE_BASE_URL") or None
+    if url is None and name in OPENAI_API_PROVIDERS:
+        url = env.get("OPENAI_BASE_URL") or None
+    if url is None and name == "openai-compatible":
+        url = env.get("MODEL_BASE_URL") or None
+    effort = env.get("JUDGE_REASONING_EFFORT") or None
+    if effort is None and name in OPENAI_API_PROVIDERS and agent in OPENAI_API_PROVIDERS:
+        effort = env.get("MODEL_REASONING_EFFORT") or None
+    return JudgeSpec(name, identity.model, url, key, reasoning_effort=effort)
+
+
+def build_judge(identity: JudgeIdentity, env: Mapping[str, str]) -> Provider:
+    """The provider for `identity` (see `judge_spec`); the key is never written anywhere;
+    an unusable choice is a usage error saying the fix."""
     name = (identity.provider or "").strip().lower()
     if not name:
         raise UsageError(
@@ -88,15 +124,7 @@ def build_judge(identity: JudgeIdentity, env: dict[str, str]) -> Provider:
             f"{', '.join(PROVIDERS)} (any OpenAI-compatible server works with "
             "openai-compatible and JUDGE_BASE_URL)"
         )
-    url = env.get("JUDGE_BASE_URL") or None
-    key = env.get("JUDGE_API_KEY") or None
-    if name == "openai-compatible":
-        # the agent's own server and key: a hosted provider's URL and key never pair with
-        # another's (MODEL_BASE_URL is not where an OpenAI key should go)
-        url = url or env.get("MODEL_BASE_URL") or None
-        key = key or env.get("MODEL_API_KEY") or None
-    spec = JudgeSpec(name, identity.model, url, key)
-    return build_provider(spec, env, HINTS)
+    return build_provider(judge_spec(identity, env), env, HINTS)
 
 
 def judge_request(prompt: str, scale: float) -> JudgeRequest:

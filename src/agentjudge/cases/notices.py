@@ -79,6 +79,17 @@ def warnings(
             f"no per-turn records, so their checks read the final turn only: {some(final_only)}. "
             "Regenerate the traces to record every turn."
         )
+    lacking: dict[str, list[str]] = {}
+    for grade in grades:
+        for need in grade.lacking:
+            lacking.setdefault(need, []).append(grade.id)
+    for need, ids in lacking.items():
+        metric, _, what = need.partition(": ")
+        fix = "reference" if metric == "task_success" else "context"
+        out.append(
+            f"{len(ids)} case(s) give {metric} {what} to judge against, so it judges without: "
+            f"{some(ids)}. Add {fix}: to these cases in the dataset."
+        )
     unrecorded = [g.id for g in grades if g.unrecorded_turns]
     if unrecorded:
         out.append(

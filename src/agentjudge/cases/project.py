@@ -25,7 +25,8 @@ DEFAULT_CONFIG = "tests/eval/eval_config.yaml"
 TRACES_DIR = "artifacts/traces"
 RESULTS_DIR = "artifacts/grade_results"
 ARTIFACTS_DIR = "artifacts"
-DEFAULT_JUDGE_TIMEOUT = 120.0  # seconds, as graph-agents-cli
+DEFAULT_JUDGE_TIMEOUT = 600.0  # seconds for the whole judging phase, as graph-agents-cli
+DEFAULT_JUDGE_CALL_TIMEOUT = 120.0  # seconds for one attempt of one judge call
 
 # Only these prefixes of the process environment matter to grading (graph-agents-cli's own,
 # and the judge providers' keys and URLs); the rest is ignored so that nothing unrelated (or

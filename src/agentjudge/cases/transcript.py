@@ -107,6 +107,25 @@ def fill_prompt(spec: JudgeSpec, rendered: RenderedCase) -> RenderedPrompt:
     )
 
 
+def lacking(metric: str, rendered: RenderedCase, trace: Mapping[str, Any]) -> list[str]:
+    """What built-in judge `metric` needs and this case does not give it: a reference
+    answer for `task_success`; context or a tool result for `groundedness`."""
+    if metric == "task_success" and not rendered.reference.strip():
+        return ["task_success: no reference answer"]
+    if metric == "groundedness" and not rendered.context.strip() and not _tool_results(trace):
+        return ["groundedness: no context and no tool result"]
+    return []
+
+
+def _tool_results(trace: Mapping[str, Any]) -> bool:
+    records = [trace, *(t for t in _items(trace.get("turns")) if isinstance(t, Mapping))]
+    return any(
+        isinstance(call, Mapping) and call.get("result") not in (None, "")
+        for record in records
+        for call in _items(record.get("tool_calls"))
+    )
+
+
 def render_case(
     case: Mapping[str, Any], trace: Mapping[str, Any], max_tool_result_chars: int | None
 ) -> RenderedCase:

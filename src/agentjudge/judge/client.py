@@ -7,6 +7,7 @@ pool) serves every call; tests inject their own (`httpx.MockTransport`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from tenacity import (
 from agentjudge.errors import JudgeError, ProtocolError
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
-from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.telemetry import JudgeMetrics
 from agentjudge.judge.transport import AiohttpTransport
@@ -37,6 +38,13 @@ PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request,
 MAX_ADAPTATIONS = 8
 # Unusable answers that the same request would get again: not retried.
 FINAL_PROTOCOL_ERRORS = frozenset({"answer_truncated", "judge_refused"})
+PREFLIGHT_PROMPT = 'Reply with this JSON object only: {"reasoning": "ready", "score": 1}'
+PREFLIGHT_SCHEMA = {
+    "type": "object",
+    "properties": {"reasoning": {"type": "string"}, "score": {"type": "number", "enum": [1]}},
+    "required": ["reasoning", "score"],
+    "additionalProperties": False,
+}
 # Seconds a returned verdict may wait to be committed with others. A sqlite commit costs
 # ~50 us in a busy job: one per call was a tenth of the CPU at a thousand calls a second.
 COMMIT_INTERVAL = 0.02
@@ -134,6 +142,10 @@ class JudgeClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def stored(self, request: JudgeRequest) -> bool:
+        """Whether the verdict store already holds the answer to `request`."""
+        return self.store is not None and self.store.has(self.key(request))
+
     def key(self, request: JudgeRequest) -> str:
         """The verdict-store key of `request` for this judge (provider, model, server)."""
         return request.key(self.provider.identity)
@@ -176,6 +188,23 @@ class JudgeClient:
         finally:
             del self._in_flight[key]
 
+    async def preflight(self) -> None:
+        """One small call the judge must answer before a job's real calls: an unreachable
+        server, a refused key or an unknown model raises `JudgeError` (with the server's
+        explanation) before anything is judged. It goes the way every call goes, so a
+        server's refusals are adapted to here, once, too. Its answer is not kept."""
+        request = JudgeRequest(
+            (Message("user", PREFLIGHT_PROMPT),),
+            "agentjudge-preflight-v1",
+            response_schema=PREFLIGHT_SCHEMA,
+            max_tokens=32,
+            answer="scaled",
+            scale=1.0,
+        )
+        # answered: whatever it said, the judge can be reached and is willing
+        with contextlib.suppress(ProtocolError):
+            await self._send(request)
+
     async def _commit(self, store: VerdictStore) -> None:
         """Wait until the verdicts put so far are committed: the calls that return within
         COMMIT_INTERVAL of each other share one commit. The wait holds no judge slot."""
@@ -197,7 +226,7 @@ class JudgeClient:
             commit.set_result(None)
 
     async def _judge(self, request: JudgeRequest) -> JudgeOutcome:
-        kind = "protocol_error"
+        kind, detail = "protocol_error", ""
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
                 answer = await self._send(request)
@@ -205,14 +234,15 @@ class JudgeClient:
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
                 self._metrics.protocol_errors.add(1, {"error.type": exc.kind})
-                kind = exc.kind
+                kind, detail = exc.kind, exc.detail
                 if kind in FINAL_PROTOCOL_ERRORS:
                     break
                 continue
             except JudgeError as exc:
                 return JudgeOutcome(None, exc.kind, message=exc.detail or None)
             return JudgeOutcome(verdict, None, answer.input_tokens, answer.output_tokens)
-        return JudgeOutcome(None, kind, protocol=True)
+        # the detail is ours (the number refused), never the judge's raw text
+        return JudgeOutcome(None, kind, protocol=True, message=detail or None)
 
     async def _send(self, request: JudgeRequest) -> Answer:
         """One answer, sent again (with no attempt spent) each time the provider adapts to

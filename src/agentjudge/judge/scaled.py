@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from agentjudge.errors import ProtocolError
-from agentjudge.judge.verdict import Verdict
+from agentjudge.judge.verdict import Verdict, out_of_range
 
 MIN_SCORE = 1.0
 MAX_ENUM_SCALE = 100  # a longer enum helps no judge
@@ -74,10 +74,8 @@ def _in_scale(value: Any, scale: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ProtocolError("score_not_number")
     # Compared before converting: an integer too large for a float must not raise.
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ProtocolError("score_out_of_range")
-    if not MIN_SCORE <= value <= scale:
-        raise ProtocolError("score_out_of_range")
+    if (isinstance(value, float) and not math.isfinite(value)) or not MIN_SCORE <= value <= scale:
+        raise ProtocolError("score_out_of_range", out_of_range(value, MIN_SCORE, scale))
     return float(value)
 
 

@@ -101,6 +101,13 @@ class VerdictStore:
         verdict = Verdict(record.score, record.reasoning, record.fields, record.scores)
         return verdict, record.input_tokens, record.output_tokens
 
+    def has(self, key: str) -> bool:
+        """Whether a verdict is held or stored under `key` (without reading it)."""
+        if key in self._held:
+            return True
+        row = self._db.execute("SELECT 1 FROM verdicts WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
     def put(self, key: str, verdict: Verdict, input_tokens: int, output_tokens: int) -> None:
         """Hold a verdict until the next `flush` (`get` sees it at once)."""
         # A StoredVerdict record (read back and validated by `get`), written directly: the

@@ -105,8 +105,8 @@ def _unit(value: Any, name: str) -> float:
         raise ProtocolError(f"{name}_missing")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ProtocolError(f"{name}_not_number")
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise ProtocolError(f"{name}_out_of_range")
+    if (isinstance(value, float) and not math.isfinite(value)) or not 0.0 <= value <= 1.0:
+        raise ProtocolError(f"{name}_out_of_range", out_of_range(value, 0.0, 1.0))
     return float(value)
 
 
@@ -124,3 +124,15 @@ def _strip_fence(text: str) -> str:
         inner = text[3:-3]
         return inner.removeprefix("json").strip()
     return text
+
+
+def out_of_range(value: float, low: float, high: float) -> str:
+    """`7 is outside 1..5`: the refused number, shown (never more than a few characters)."""
+    if isinstance(value, int) and abs(value) < 10**15:
+        shown = str(value)
+    else:
+        try:
+            shown = f"{float(value):.6g}"
+        except OverflowError:
+            shown = "a number too large to show"
+    return f"{shown} is outside {low:g}..{high:g}"

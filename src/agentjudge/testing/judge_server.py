@@ -110,7 +110,9 @@ class JudgeServer:
     the permissive OpenAI-compatible server); `api_key` is the only key the dialects that
     check one accept (None: any key, but one must be given where the API requires it);
     `reasoning_models` are model (or Azure deployment) names the OpenAI-style dialects treat
-    as reasoning models and Gemini as thinking ones, beyond those their names give away.
+    as reasoning models and Gemini as thinking ones, beyond those their names give away;
+    `models`, when given, are the only models it serves (another is refused as the API
+    refuses an unknown model).
     """
 
     def __init__(
@@ -121,11 +123,12 @@ class JudgeServer:
         mimic: str | None = None,
         api_key: str | None = None,
         reasoning_models: Iterable[str] = (),
+        models: Iterable[str] | None = None,
     ) -> None:
         self.script = script or Script()
         self.port = port
         self.mimic = mimic
-        self.dialect: Dialect = dialect_for(mimic, api_key, reasoning_models)
+        self.dialect: Dialect = dialect_for(mimic, api_key, reasoning_models, models)
         # Tests read every request back; a long-running server (`agentjudge judge-server`)
         # keeps none, or it would grow by each request's body for as long as it runs.
         self.keep_log = keep_log

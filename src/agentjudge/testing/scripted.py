@@ -29,6 +29,8 @@ CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
 FAULT_MARKER = re.compile(r"\[\[(category_)?fault=(429|500|503|529|drop|hang)\]\]")
 CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
 ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
+# a case judge's prompt asks for a score "from 1 to N" (graph-agents-cli's wording)
+ASKED_SCALE = re.compile(r"\bfrom 1 to (\d+(?:\.\d+)?)\b")
 DERIVED = [
     {"name": "correctness", "description": "The step is right for the task.", "weight": 3},
     {"name": "efficiency", "description": "The step wastes no effort.", "weight": 1},
@@ -81,13 +83,29 @@ def marked_fault(prompt: Prompt) -> Fault | None:
     return marker.group(2)  # type: ignore[return-value]
 
 
-def expected_score(text: str) -> float:
+def expected_score(text: str, scale: float | None = None) -> float:
     """The score the server gives a request whose last message is `text`: its last
-    `[[score=X]]` marker (the step comes after its context), else a hash."""
+    `[[score=X]]` marker (the step comes after its context), else a hash: in [0, 1], or a
+    whole number in 1..`scale` for a judge that scores on such a scale."""
     markers = SCORE_MARKER.findall(text)
     if markers:
         return float(markers[-1])
-    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 1001 / 1000
+    draw = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+    if scale is not None:
+        return float(1 + draw % max(1, int(scale)))
+    return draw % 1001 / 1000
+
+
+def asked_scale(prompt: Prompt) -> float | None:
+    """The 1..N scale a case judge asks for: its schema's score enum, else its prompt's
+    "from 1 to N"; None for a step judge (0 to 1)."""
+    properties = (prompt.schema or {}).get("properties")
+    score = properties.get("score") if isinstance(properties, dict) else None
+    enum = score.get("enum") if isinstance(score, dict) else None
+    if isinstance(enum, list) and enum and all(isinstance(v, int) for v in enum) and max(enum) > 1:
+        return float(max(enum))
+    asked = ASKED_SCALE.search(prompt.last)
+    return float(asked.group(1)) if asked else None
 
 
 def answer(prompt: Prompt, malformed: Malformed | None) -> Answer:
@@ -110,7 +128,8 @@ def answer(prompt: Prompt, malformed: Malformed | None) -> Answer:
         return _json(prompt, {"reasoning": "yes", "score": True}, "bool_score")
     if malformed == "huge":
         return _json(prompt, {"reasoning": "x" * 100_000, "score": 0.5}, "huge")
-    verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": expected_score(text)}
+    score = expected_score(text, asked_scale(prompt))
+    verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": score}
     asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
     if asked:
         # per-criterion scores: `[[score.NAME=X]]` markers, else the step's score

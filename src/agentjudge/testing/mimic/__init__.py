@@ -29,14 +29,17 @@ DIALECTS: dict[str, type[Dialect]] = {
 
 
 def dialect_for(
-    mimic: str | None, api_key: str | None = None, reasoning_models: Iterable[str] = ()
+    mimic: str | None,
+    api_key: str | None = None,
+    reasoning_models: Iterable[str] = (),
+    models: Iterable[str] | None = None,
 ) -> Dialect:
     """The dialect named `mimic` (a key of `DIALECTS`), or the permissive one for None."""
     if mimic is None:
-        return Permissive(api_key, reasoning_models)
+        return Permissive(api_key, reasoning_models, models)
     if mimic not in DIALECTS:
         raise ValueError(f"mimic must be one of {', '.join(DIALECTS)} (or None), not {mimic!r}")
-    return DIALECTS[mimic](api_key, reasoning_models)
+    return DIALECTS[mimic](api_key, reasoning_models, models)
 
 
 __all__ = ["DIALECTS", "Dialect", "Refusal", "Route", "dialect_for"]

@@ -240,6 +240,9 @@ class Anthropic(Dialect):
             },
         }
 
+    def no_such_model(self, model: str) -> Refusal:
+        return self.error(404, f"model: {model}")
+
     def error(self, status: int, message: str) -> Refusal:
         kind = ERROR_TYPES.get(status, "api_error")
         body = {

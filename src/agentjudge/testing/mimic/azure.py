@@ -86,3 +86,10 @@ class Azure(OpenAI):
 
     def not_found(self, method: str, path: str) -> Refusal | None:
         return self.error(404, "Resource not found")
+
+    def no_such_model(self, model: str) -> Refusal:
+        message = (
+            "The API deployment for this resource does not exist. If you created the "
+            "deployment within the last 5 minutes, please wait a moment and try again."
+        )
+        return Refusal(404, {"error": {"code": "DeploymentNotFound", "message": message}})

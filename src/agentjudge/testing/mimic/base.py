@@ -44,10 +44,17 @@ class Dialect(ABC):
     owner: ClassVar[str] = "agentjudge"  # `owned_by` in a model list
     bad_body: ClassVar[str] = "the request body is not a JSON object"
 
-    def __init__(self, api_key: str | None = None, reasoning_models: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        api_key: str | None = None,
+        reasoning_models: Iterable[str] = (),
+        models: Iterable[str] | None = None,
+    ) -> None:
         self.api_key = api_key
         # models (or Azure deployments) that reason whatever their names say
         self.reasoning_models = frozenset(reasoning_models)
+        # the models it serves (None: any name is one)
+        self.served = None if models is None else frozenset(models)
         # ids come from a count, not randomness: the same run gives the same ids
         self._serial = itertools.count(1)
 
@@ -61,7 +68,20 @@ class Dialect(ABC):
             return refusal
         if body is None:
             return self.error(400, self.bad_body)
-        return self.check_body(path, body)
+        refusal = self.check_body(path, body)
+        if refusal is None and self.served is not None:
+            model = self.model_of(path, body)
+            if model not in self.served:
+                return self.no_such_model(model)
+        return refusal
+
+    def model_of(self, path: str, body: dict[str, Any]) -> str:
+        """The model the request is for."""
+        return str(body.get("model", ""))
+
+    def no_such_model(self, model: str) -> Refusal:
+        """The API's refusal of a model it does not serve."""
+        return self.error(404, f"The model `{model}` does not exist.")
 
     def check_access(
         self, path: str, query: dict[str, str], headers: dict[str, str]

@@ -150,6 +150,13 @@ class Gemini(Dialect):
         kind = STATUSES.get(status, "INTERNAL" if status >= 500 else "INVALID_ARGUMENT")
         return Refusal(status, [{"error": {"code": status, "message": message, "status": kind}}])
 
+    def no_such_model(self, model: str) -> Refusal:
+        return self.error(
+            404,
+            f"models/{model} is not found for API version v1beta, or is not supported for "
+            "generateContent.",
+        )
+
     def too_long(self, tokens: int, limit: int) -> Refusal | None:
         return self.error(
             400,

@@ -73,6 +73,9 @@ class Ollama(Dialect):
             f"chatcmpl-{number}", prompt.model, message, usage, system_fingerprint="fp_ollama"
         )
 
+    def no_such_model(self, model: str) -> Refusal:
+        return self.error(404, f'model "{model}" not found, try pulling it first')
+
     def error(self, status: int, message: str) -> Refusal:
         kind = {400: "invalid_request_error", 404: "not_found_error"}.get(status, "api_error")
         return Refusal(

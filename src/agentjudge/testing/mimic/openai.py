@@ -225,10 +225,6 @@ class OpenAI(Dialect):
             return self.invalid_type("model", "a string", model)
         return None
 
-    def model_of(self, path: str, body: dict[str, Any]) -> str:
-        """The model the request is for."""
-        return str(body.get("model", ""))
-
     def reasons(self, model: str) -> bool:
         """Whether `model` is a reasoning model: by its name, or as the server was told."""
         return model in self.reasoning_models or is_reasoning(model)
@@ -387,6 +383,11 @@ class OpenAI(Dialect):
         return Refusal(
             status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
         )
+
+    def no_such_model(self, model: str) -> Refusal:
+        message = f"The model `{model}` does not exist or you do not have access to it."
+        body = {"message": message, "type": "invalid_request_error", "param": None}
+        return Refusal(404, {"error": {**body, "code": "model_not_found"}})
 
     def too_long(self, tokens: int, limit: int) -> Refusal | None:
         return self.invalid(
