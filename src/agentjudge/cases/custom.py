@@ -1,89 +1,76 @@
 """Custom metrics, run in the project's own environment when it has one.
 
-With a `.venv` in the project folder, every item goes through one worker subprocess of
-that interpreter (`custom_worker.py`, which needs nothing of ours installed there). Without
-one, the metrics are imported here, with the project folder first on `sys.path`.
+With a project worker (`agentjudge.projectenv`: `uv run python` for a uv project, else the
+project's `.venv`), every item goes to it, many at a time, so a metric imports the
+project's modules with the project's dependencies. Without one, the metrics are imported
+here, with the project folder first on `sys.path`. Either way they see the judge that was
+chosen (`JUDGE_MODEL_PROVIDER`/`JUDGE_MODEL_NAME`), as graph-agents-cli's runner gives it
+to them, so a metric that calls the project's `get_judge_model()` gets that judge.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import os
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agentjudge.cases import custom_worker
 from agentjudge.cases.gate import MetricResult
-from agentjudge.errors import UsageError
+from agentjudge.projectenv import worker
+from agentjudge.projectenv.process import ProjectProcess
 
 
-def project_python(root: Path) -> Path | None:
-    """The project's own interpreter, unless it is the one running us already."""
-    for candidate in (root / ".venv" / "bin" / "python", root / ".venv" / "Scripts" / "python.exe"):
-        if candidate.exists():
-            if Path(sys.prefix).resolve() == (root / ".venv").resolve():
-                return None
-            return candidate
-    return None
-
-
-async def run_custom(items: list[dict[str, Any]], root: Path) -> dict[str, MetricResult]:
-    """Results by item id for `{id, callable, case, trace}` items."""
+async def run_custom(
+    items: list[dict[str, Any]],
+    root: Path,
+    process: ProjectProcess | None,
+    judge_env: Mapping[str, str],
+) -> dict[str, MetricResult]:
+    """Results by item id for `{id, callable, case, trace}` items: in `process` when there
+    is one, else here with `judge_env` set."""
     if not items:
         return {}
-    python = project_python(root)
-    if python is None:
-        raw = await asyncio.to_thread(_in_process, items, root)
+    if process is None:
+        raw = await asyncio.to_thread(_in_process, items, root, judge_env)
     else:
-        raw = await _in_worker(items, root, python)
+        raw = list(
+            await asyncio.gather(*(process.request({**item, "kind": "custom"}) for item in items))
+        )
     return {
-        str(r["id"]): MetricResult(
+        str(item["id"]): MetricResult(
             score=r.get("score"), reasoning=str(r.get("reasoning") or ""), error=r.get("error")
         )
-        for r in raw
+        for item, r in zip(items, raw, strict=True)
     }
 
 
-def _in_process(items: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+def _in_process(
+    items: list[dict[str, Any]], root: Path, judge_env: Mapping[str, str]
+) -> list[dict[str, Any]]:
     folder = str(root.resolve())
     added = folder not in sys.path
     if added:
         sys.path.insert(0, folder)
     try:
-        return [custom_worker.run_item(item) for item in items]
+        with _environ(judge_env):
+            return [worker.run_custom(item) for item in items]
     finally:
         if added:
             sys.path.remove(folder)
 
 
-async def _in_worker(items: list[dict[str, Any]], root: Path, python: Path) -> list[dict[str, Any]]:
-    payload = "".join(json.dumps(item) + "\n" for item in items).encode()
+@contextmanager
+def _environ(values: Mapping[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
-        process = await asyncio.create_subprocess_exec(
-            str(python),
-            custom_worker.__file__,
-            cwd=root,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-    except OSError as exc:
-        raise UsageError(
-            f"custom metrics: cannot start the project's interpreter {python} ({exc.strerror}); "
-            "repair or remove the project's .venv"
-        ) from None
-    try:
-        stdout, stderr = await process.communicate(payload)
-    except BaseException:
-        process.kill()
-        await process.wait()
-        raise
-    lines = [json.loads(line) for line in stdout.decode().splitlines() if line.strip()]
-    if process.returncode != 0 or len(lines) != len(items):
-        last = stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        raise UsageError(
-            f"custom metrics: the worker in {python} exited with code {process.returncode} "
-            f"({last[0][:200]}); check that the project's .venv runs Python >= 3.10"
-        )
-    return lines
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -7,6 +7,7 @@ no usable judge) is raised before the first judge call, and nothing is written t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from agentjudge.cases.project import (
     DEFAULT_JUDGE_CALL_TIMEOUT,
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
+    agent_package,
     find_root,
     identity,
     json_files,
@@ -307,34 +309,74 @@ def _run_metrics(
     note: Note,
 ) -> tuple[dict[str, gate.MetricResult], ClientStats | None, JudgeIdentity, str | None]:
     # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
-    from agentjudge.cases.judging import build_judge, is_fake, run_judges
+    from agentjudge.cases.judging import build_judge, is_fake, run_judges, speaks
     from agentjudge.judge.client import JudgeClient
+    from agentjudge.judge.providers.base import Provider
+    from agentjudge.judge.providers.project import ProjectJudge
     from agentjudge.judge.store import VerdictStore, default_store_path
+    from agentjudge.projectenv.process import ProjectProcess, project_command, project_environ
 
-    provider = build_judge(judge, env) if judge_items else None
+    # a provider agentjudge does not speak is the project's own get_judge_model()
+    own_judge = bool(judge_items) and not speaks(judge.provider)
+    provider = build_judge(judge, env) if judge_items and not own_judge else None
+    command = project_command(root)
+    if own_judge and command is None:
+        raise UsageError(
+            f"judge provider {judge.provider!r} is not one agentjudge calls itself, and the "
+            f"project in {root} has no environment to run its get_judge_model() in (no "
+            "uv.lock with uv installed, no .venv): run graph-agents-cli install, or choose "
+            "a provider agentjudge calls (openai-compatible, openai, anthropic, gemini, azure)"
+        )
+    # what graph-agents-cli's runner gives custom metrics and the project's judge
+    judge_env = {
+        name: value
+        for name, value in (
+            ("JUDGE_MODEL_PROVIDER", judge.provider),
+            ("JUDGE_MODEL_NAME", judge.model),
+        )
+        if value
+    }
     store = None
-    if provider is not None and options.cache and not is_fake(provider.name):
+    if judge_items and options.cache and not is_fake(judge.provider):
         store = VerdictStore(
             Path(options.cache_path) if options.cache_path else default_store_path()
         )
+    used: list[Provider] = []
 
     async def judge_all() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
-        if provider is None:
-            return await run_custom(custom_items, root), None
-        concurrency = options.concurrency
-        if provider.max_concurrency is not None:  # more calls than a server takes only queue
-            concurrency = min(concurrency, provider.max_concurrency)
-        # a judge that needs longer per call (the embedded one) gets at least that long
-        timeout = max(options.judge_call_timeout, provider.min_timeout or 0.0)
-        client = JudgeClient(
-            provider, concurrency=concurrency, timeout=timeout, store=store, on_note=note
-        )
-        async with provider.serving(), client:  # an embedded judge's server lives this long
-            if provider.quality_signal and not all(client.stored(r) for _, r in judge_items):
-                await _preflight(client)
-            custom = asyncio.ensure_future(run_custom(custom_items, root))
-            judged = await run_judges(client, judge_items, advance)
-        return {**judged, **await custom}, client.stats
+        async with contextlib.AsyncExitStack() as stack:
+            process = None
+            if command is not None and (own_judge or custom_items):
+                process = await stack.enter_async_context(
+                    ProjectProcess.running(
+                        command, root, project_environ(judge_env), options.concurrency
+                    )
+                )
+            judge_provider = provider
+            if own_judge:
+                assert process is not None
+                judge_provider = ProjectJudge(
+                    process, str(judge.provider), judge.model, root, agent_package(root)
+                )
+            if judge_provider is None:
+                return await run_custom(custom_items, root, process, judge_env), None
+            used.append(judge_provider)
+            concurrency = options.concurrency
+            if judge_provider.max_concurrency is not None:  # more would only queue
+                concurrency = min(concurrency, judge_provider.max_concurrency)
+            # a judge that needs longer per call (the embedded one) gets at least that long
+            timeout = max(options.judge_call_timeout, judge_provider.min_timeout or 0.0)
+            client = JudgeClient(
+                judge_provider, concurrency=concurrency, timeout=timeout, store=store, on_note=note
+            )
+            # an embedded judge's server, or the project's judge model, lives this long
+            async with judge_provider.serving(), client:
+                stored = all(client.stored(r) for _, r in judge_items)
+                if judge_provider.quality_signal and not stored:
+                    await _preflight(client)
+                custom = asyncio.ensure_future(run_custom(custom_items, root, process, judge_env))
+                judged = await run_judges(client, judge_items, advance)
+                return {**judged, **await custom}, client.stats
 
     async def go() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
         # graph-agents-cli's --judge-timeout bounds its whole judge runner: so here
@@ -353,8 +395,8 @@ def _run_metrics(
     finally:
         if store is not None:
             store.close()
-    if provider is None:
+    if not used:
         return results, stats, judge, None
     # the fake judge has its own warning (and `fake_model`); others may carry a notice
-    notice = None if is_fake(provider.name) else provider.notice
-    return results, stats, JudgeIdentity(provider.name, provider.model), notice
+    notice = None if is_fake(used[0].name) else used[0].notice
+    return results, stats, JudgeIdentity(used[0].name, used[0].model), notice

@@ -64,6 +64,13 @@ def resolve_identity(
     return JudgeIdentity(provider, model or None)
 
 
+def speaks(provider: str | None) -> bool:
+    """Whether agentjudge calls `provider`'s judges itself (else the project's own
+    `get_judge_model()` does); no provider at all is a usage error later, not the project's."""
+    name = (provider or "").strip().lower()
+    return not name or name in PROVIDERS
+
+
 def is_fake(provider: str | None) -> bool:
     """Whether `provider` names the deterministic fake judge (any case)."""
     return (provider or "").strip().lower() == "fake"

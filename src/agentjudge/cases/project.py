@@ -135,6 +135,13 @@ def timestamped(folder: Path, prefix: str, now: datetime | None = None) -> Path:
     return candidate
 
 
+def agent_package(root: Path | None) -> str:
+    """The project's agent package (the manifest's `agent_directory`), `app` by default:
+    where `app_utils/model.py` and its `get_judge_model()` are."""
+    name = (_yaml_mapping(root / MANIFEST) if root else {}).get("agent_directory")
+    return name if isinstance(name, str) and name.isidentifier() else "app"
+
+
 def _yaml_mapping(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))

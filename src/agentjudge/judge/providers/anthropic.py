@@ -11,7 +11,7 @@ are sent none once they have said so.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import httpx
 import orjson
@@ -37,7 +37,7 @@ AnswerMode = Literal["tool", "prompt"]
 class Anthropic(Provider):
     """Claude models through the Messages API."""
 
-    name: ClassVar[str] = "anthropic"
+    name: str = "anthropic"
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None) -> None:
         base = base_url.rstrip("/")

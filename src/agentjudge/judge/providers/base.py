@@ -47,7 +47,7 @@ class Provider:
     suit an HTTP API on another machine.
     """
 
-    name: ClassVar[str] = "provider"
+    name: str = "provider"
     quality_signal: ClassVar[bool] = True
     notice: str | None = None  # said on the console and in every result of this judge
     max_concurrency: int | None = None  # calls the server can usefully take at once

@@ -25,7 +25,7 @@ class FakeJudge(OpenAICompatible):
     """`answers="hash"` (trajectories): a score derived from the prompt's hash.
     `answers="scale_max"` (cases, like graph-agents-cli's fake): the scale's maximum."""
 
-    name: ClassVar[str] = "fake"
+    name: str = "fake"
     quality_signal: ClassVar[bool] = False
     notice = FAKE_NOTICE
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_object_schema",)

@@ -23,7 +23,7 @@ _THINKING_PREFIXES = ("gemini-2.5", "gemini-3")
 class Gemini(OpenAICompatible):
     """Gemini's OpenAI-compatible chat completions."""
 
-    name: ClassVar[str] = "gemini"
+    name: str = "gemini"
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
 
     def __init__(

@@ -80,7 +80,7 @@ def machine_threads() -> int:
 class LocalJudge(OpenAICompatible):
     """The embedded judge. Usable only inside `serving()`, which runs its server."""
 
-    name: ClassVar[str] = "local"
+    name: str = "local"
     notice = LOCAL_NOTICE
     max_concurrency = 1  # the server answers one request at a time; more would only queue
     # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once

@@ -37,7 +37,7 @@ def is_reasoning_model(model: str) -> bool:
 class OpenAI(OpenAICompatible):
     """api.openai.com (or a server that checks requests as strictly)."""
 
-    name: ClassVar[str] = "openai"
+    name: str = "openai"
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
 
     def __init__(
@@ -60,7 +60,7 @@ class AzureOpenAI(OpenAI):
     """Azure OpenAI: `base_url` is the resource (`https://NAME.openai.azure.com`), a
     deployment URL, or the v1 API's base (`.../openai/v1`); `model` is the deployment."""
 
-    name: ClassVar[str] = "azure"
+    name: str = "azure"
 
     def __init__(
         self,

@@ -69,7 +69,7 @@ _REFUSED_WORDS = (
 class OpenAICompatible(Provider):
     """Builds chat-completion requests and reads their answers."""
 
-    name: ClassVar[str] = "openai-compatible"
+    name: str = "openai-compatible"
     modes: ClassVar[tuple[ResponseMode, ...]] = (
         "json_schema",
         "json_object_schema",
