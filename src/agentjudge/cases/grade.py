@@ -29,6 +29,7 @@ from agentjudge.cases.project import (
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
     agent_package,
+    caller_dir,
     find_root,
     identity,
     json_files,
@@ -214,9 +215,11 @@ def _usage(stats: ClientStats | None) -> dict[str, int]:
 
 def _config(root: Path | None, value: str | None) -> EvalConfig:
     if value:
+        # graph-agents-cli's order: from where the user stands, else under the project
         path = Path(value)
-        if not path.is_absolute() and root is not None and not path.exists():
-            path = root / path
+        if not path.is_absolute():
+            here = caller_dir() / path
+            path = root / path if root is not None and not here.exists() else here
         return load_config(path, required=True)
     return load_config(root / DEFAULT_CONFIG if root else None)
 

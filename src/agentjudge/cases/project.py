@@ -135,6 +135,16 @@ def timestamped(folder: Path, prefix: str, now: datetime | None = None) -> Path:
     return candidate
 
 
+def caller_dir() -> Path:
+    """Where the user stands: the working directory, or, when graph-agents-cli runs us from
+    the project folder through our extension, the directory it was run from (which the
+    extension's launcher passes in `AGENTJUDGE_CALLER_DIR`)."""
+    caller = os.environ.get("AGENTJUDGE_CALLER_DIR")
+    if caller and Path(caller).is_dir():
+        return Path(caller)
+    return Path.cwd()
+
+
 def agent_package(root: Path | None) -> str:
     """The project's agent package (the manifest's `agent_directory`), `app` by default:
     where `app_utils/model.py` and its `get_judge_model()` are."""

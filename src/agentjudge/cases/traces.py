@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentjudge.cases.project import TRACES_DIR, json_files, latest_traces
+from agentjudge.cases.project import TRACES_DIR, caller_dir, json_files, latest_traces
 from agentjudge.errors import UsageError
 from agentjudge.report.files import read_json
 
@@ -54,9 +54,11 @@ class TraceSet:
 def trace_files(root: Path | None, value: str | None) -> list[Path]:
     """The files `--traces` names: a file, a folder's `*.json`, or the project's newest."""
     if value:
+        # graph-agents-cli's order: under the project, else from where the user stands
         path = Path(value)
-        if not path.is_absolute() and root is not None and (root / path).exists():
-            path = root / path
+        if not path.is_absolute():
+            under = root / path if root is not None else None
+            path = under if under is not None and under.exists() else caller_dir() / path
         return json_files(path, "--traces")
     if root is None:
         raise UsageError(
