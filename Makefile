@@ -9,6 +9,13 @@ STAMP_RUN := $(VENV)/.installed
 LITELLM_VENV := $(VENV)/peers/litellm
 LITELLM := litellm[proxy]==1.108.7
 STAMP_LITELLM := $(LITELLM_VENV)/.installed
+# graph-agents-cli (Python >= 3.12, < 3.14) and uv, for the drop-in tests; the projects it
+# scaffolds run on the same Python (uv may not download one here)
+GAC_VENV := $(VENV)/peers/graph-agents-cli
+GAC := graph-agents-cli==0.3.1
+GAC_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3 \
+	$(HOME)/.pyenv/versions/3.12*/bin/python3) $(shell command -v python3.13 python3.12))
+STAMP_GAC := $(GAC_VENV)/.installed
 
 # The embedded judge's server, llama-cpp-python, has no binary wheel: it compiles for 4-9
 # minutes. It is compiled once per machine into a user-level folder that every clone and
@@ -59,6 +66,13 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 	$(PIP_INSTALL) -e ".[dev]"
 	touch $@ $(STAMP_RUN)
 
+$(STAMP_GAC): Makefile | $(BIN)/python
+	@test -n "$(GAC_PYTHON)" || { echo "graph-agents-cli needs Python 3.12 or 3.13:" \
+	  "make test GAC_PYTHON=/path/to/python3.13"; exit 1; }
+	$(GAC_PYTHON) -m venv $(GAC_VENV)
+	$(GAC_VENV)/bin/python -m pip install --quiet "$(GAC)" uv
+	touch $@
+
 $(STAMP_LITELLM): Makefile | $(BIN)/python
 	$(PYTHON) -m venv $(LITELLM_VENV)
 	$(LITELLM_VENV)/bin/python -m pip install --quiet "$(LITELLM)"
@@ -82,11 +96,12 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
-# the embedded judge's, the LiteLLM proxy's and the browser tests fail rather than skip
-# here: this target installs all three
-unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) browser
+# the embedded judge's, the peers' (LiteLLM, graph-agents-cli) and the browser tests fail
+# rather than skip here: this target installs them all
+unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) $(STAMP_GAC) browser
 	AGENTJUDGE_LOCAL_JUDGE_TESTS=required AGENTJUDGE_BROWSER_TESTS=required \
-	  AGENTJUDGE_LITELLM_TESTS=required $(BIN)/pytest
+	  AGENTJUDGE_LITELLM_TESTS=required AGENTJUDGE_GAC_TESTS=required \
+	  AGENTJUDGE_PROJECT_PYTHON=$(GAC_PYTHON) $(BIN)/pytest
 
 # the HTML report's tests open it in Debian's chromium, headless (Playwright drives it; its
 # wheel brings no browser): installed once per machine, as root (as CI runs)

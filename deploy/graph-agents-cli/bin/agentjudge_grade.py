@@ -24,12 +24,21 @@ def main() -> int:
             "remove agentjudge)\n"
         )
         return 3
-    # the shell's working directory: graph-agents-cli runs us from the project folder
-    caller = os.environ.get("PWD")
-    if caller and os.path.isdir(caller):
+    caller = caller_dir()
+    if caller:
         os.environ["AGENTJUDGE_CALLER_DIR"] = caller
     os.execv(agentjudge, [agentjudge, "grade", *sys.argv[1:]])
     return 0  # not reached: execv replaces this process
+
+
+def caller_dir() -> str:
+    """Where graph-agents-cli was run from (it runs us from the project folder): its own
+    working directory where the system shows it (Linux), else the shell's `PWD`."""
+    try:
+        return os.readlink(f"/proc/{os.getppid()}/cwd")
+    except OSError:
+        caller = os.environ.get("PWD", "")
+        return caller if os.path.isdir(caller) else ""
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ A folder merges its `*.json` files in sorted order. All files must come from one
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,10 @@ def trace_files(root: Path | None, value: str | None) -> list[Path]:
         path = Path(value)
         if not path.is_absolute():
             under = root / path if root is not None else None
-            path = under if under is not None and under.exists() else caller_dir() / path
+            if under is not None and under.exists():
+                path = under
+            elif caller_dir() != Path.cwd():  # run from the project by our extension
+                path = Path(os.path.normpath(caller_dir() / path))
         return json_files(path, "--traces")
     if root is None:
         raise UsageError(

@@ -78,6 +78,9 @@ class Script:
     # prompts estimated (at four characters a token) over this many tokens are refused as
     # the mimicked API refuses them (Ollama cuts them down and answers)
     max_context_tokens: int | None = None
+    # a score for any request whose last message holds the text (the first that matches;
+    # markers still win): for prompts written by others, such as graph-agents-cli's
+    scores: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -238,7 +241,7 @@ class JudgeServer:
                 return await self._fail(request, fault, call, arrival)
             if script.latency:
                 await asyncio.sleep(script.latency)
-            reply = answer(admitted, script.malformed)
+            reply = answer(admitted, script.malformed, script.scores)
             self._record(call, arrival, reply.outcome, 200)
             if script.malformed == "empty":
                 return web.Response(status=200, body=b"", content_type="application/json")

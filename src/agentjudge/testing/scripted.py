@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -108,8 +109,11 @@ def asked_scale(prompt: Prompt) -> float | None:
     return float(asked.group(1)) if asked else None
 
 
-def answer(prompt: Prompt, malformed: Malformed | None) -> Answer:
-    """The scripted reply to `prompt`, or the malformed one the script asks for."""
+def answer(
+    prompt: Prompt, malformed: Malformed | None, scores: Mapping[str, float] | None = None
+) -> Answer:
+    """The scripted reply to `prompt`, or the malformed one the script asks for; `scores`
+    gives the score of a prompt holding one of its texts (when no marker says one)."""
     text = prompt.last
     system = prompt.system
     if '{"criteria": [' in system and malformed is None:
@@ -128,7 +132,10 @@ def answer(prompt: Prompt, malformed: Malformed | None) -> Answer:
         return _json(prompt, {"reasoning": "yes", "score": True}, "bool_score")
     if malformed == "huge":
         return _json(prompt, {"reasoning": "x" * 100_000, "score": 0.5}, "huge")
+    keyed = next((v for k, v in (scores or {}).items() if k in text), None)
     score = expected_score(text, asked_scale(prompt))
+    if keyed is not None and not SCORE_MARKER.search(text):
+        score = keyed
     verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": score}
     asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
     if asked:
