@@ -64,6 +64,25 @@ def by_id(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {case["id"]: case for case in document["cases"]}
 
 
+# the scores the test project's judge metrics get from our judge server (its markers)
+PROJECT_JUDGE_SCORES = {
+    ("greeting", "response_quality"): 5.0,
+    ("weather", "task_success"): 4.0,
+    ("weather", "politeness"): 4.0,
+    ("terse", "response_quality"): 2.0,
+}
+
+
+def judge_scores(document: dict[str, Any]) -> dict[tuple[str, str], float | None]:
+    """(case, metric) -> score of every judge metric (custom metrics left out)."""
+    return {
+        (case["id"], name): metric["score"]
+        for case in document["cases"]
+        for name, metric in case["judge_scores"].items()
+        if metric["kind"] == "judge"
+    }
+
+
 def test_a_project_graded_end_to_end(project: Path, server: JudgeServer) -> None:
     done = grade(project, "--output", "out.json", "--junit", "junit.xml", server=server)
     assert done.returncode == 1, done.stderr  # one case failed

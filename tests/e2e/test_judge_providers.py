@@ -18,6 +18,7 @@ import pytest
 from agentjudge.judge.providers.openai_compatible import REASONING_TOKENS
 from agentjudge.testing import JudgeServer, Script
 from agentjudge.testing.judge_server import LoggedRequest
+from tests.e2e.test_grade_cli import PROJECT_JUDGE_SCORES, judge_scores
 from tests.e2e.test_score_cli import tree
 
 pytestmark = pytest.mark.timeout(120)
@@ -183,18 +184,7 @@ def test_a_grade_job_with_each_provider(tmp_path: Path, case: Case) -> None:
         for request in server.log:
             check_shape(case, request)
     document = json.loads((project / "out.json").read_text())
-    scores = {
-        (case_["id"], name): metric["score"]
-        for case_ in document["cases"]
-        for name, metric in case_["judge_scores"].items()
-        if metric["kind"] == "judge"
-    }
-    assert scores == {
-        ("greeting", "response_quality"): 5.0,
-        ("weather", "task_success"): 4.0,
-        ("weather", "politeness"): 4.0,
-        ("terse", "response_quality"): 2.0,
-    }
+    assert judge_scores(document) == PROJECT_JUDGE_SCORES
     assert document["judge"] == {"provider": case.provider, "model": case.model}
     assert KEY not in (project / "out.json").read_text()
 

@@ -21,6 +21,7 @@ import pytest
 from agentjudge.testing import JudgeServer
 from tests.conftest import REPO
 from tests.e2e.conftest import free_port, start, stop, wait_for
+from tests.e2e.test_grade_cli import PROJECT_JUDGE_SCORES, judge_scores
 from tests.e2e.test_score_cli import tree
 
 LITELLM = Path(os.environ.get("AGENTJUDGE_LITELLM", REPO / ".venv/peers/litellm/bin/litellm"))
@@ -124,18 +125,7 @@ def test_a_grade_job_through_the_proxy(tmp_path: Path, proxy: str) -> None:
     )
     assert done.returncode == 1, done.stderr  # the project has one failing case
     document = json.loads((project / "out.json").read_text())
-    scores = {
-        (case["id"], name): metric["score"]
-        for case in document["cases"]
-        for name, metric in case["judge_scores"].items()
-        if metric["kind"] == "judge"
-    }
-    assert scores == {
-        ("greeting", "response_quality"): 5.0,
-        ("weather", "task_success"): 4.0,
-        ("weather", "politeness"): 4.0,
-        ("terse", "response_quality"): 2.0,
-    }
+    assert judge_scores(document) == PROJECT_JUDGE_SCORES
 
 
 def test_a_wrong_proxy_key_shows_the_proxys_message(tmp_path: Path, proxy: str) -> None:

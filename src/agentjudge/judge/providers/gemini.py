@@ -26,17 +26,10 @@ class Gemini(OpenAICompatible):
     name: str = "gemini"
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key: str | None = None,
-        *,
-        reasoning_effort: str | None = None,
-    ) -> None:
-        super().__init__(base_url, model, api_key, reasoning_effort=reasoning_effort)
+    def known_model(self) -> None:
         # `max_tokens` stays: the endpoint documents it; only the budget grows
-        self.reasoning = model.lower().removeprefix("models/").startswith(_THINKING_PREFIXES)
+        name = self.model.lower().removeprefix("models/")
+        self.reasoning = name.startswith(_THINKING_PREFIXES)
 
     def read_error(self, data: Any) -> str | None:
         if isinstance(data, list) and data:

@@ -40,19 +40,8 @@ class OpenAI(OpenAICompatible):
     name: str = "openai"
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        api_key: str | None = None,
-        *,
-        reasoning_effort: str | None = None,
-        endpoint: str | None = None,
-    ) -> None:
-        super().__init__(
-            base_url, model, api_key, reasoning_effort=reasoning_effort, endpoint=endpoint
-        )
-        if is_reasoning_model(model):
+    def known_model(self) -> None:
+        if is_reasoning_model(self.model):
             self.reasoning_model()
 
 

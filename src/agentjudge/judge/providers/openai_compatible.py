@@ -107,6 +107,11 @@ class OpenAICompatible(Provider):
         self._stepped_on: set[str] = set()  # the refusals that made them
         self._not_format: set[str] = set()  # refusals known to be about something else
         self._schemas: dict[tuple[str, tuple[str, ...], ResponseMode], dict[str, Any]] = {}
+        self.known_model()
+
+    def known_model(self) -> None:
+        """Build requests as this provider's model, known by its name, takes them (the
+        server's refusals adapt the rest)."""
 
     @property
     def identity(self) -> str:
