@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,10 @@ from agentjudge.judge.providers import JudgeSpec, build_provider
 from agentjudge.judge.running import run_judging
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.store import VerdictStore, default_store_path
-from agentjudge.judge.telemetry import configure_exporter
+from agentjudge.judge.telemetry import exporting
 from agentjudge.report.files import check_writable, write_atomic
 from agentjudge.report.results import results_document
+from agentjudge.report.training import Selection, manifest_path, training_manifests
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
 from agentjudge.scoring.job import JobResult, ScoringJob
@@ -34,6 +35,8 @@ class ScoreRun:
     stats: ClientStats
     output: Path
     notice: str | None
+    # with a training threshold: the eligible and ineligible manifests (written beside)
+    manifests: dict[Selection, dict[str, Any]] = field(default_factory=dict)
 
 
 def score_trajectories(
@@ -42,15 +45,21 @@ def score_trajectories(
     progress: Progress | None = None,
     on_loaded: Callable[[int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    metric_labels: dict[str, str] | None = None,
 ) -> ScoreRun:
     """Run a scoring job and write its results file; raise `UsageError`/`InputError` for
     configuration or input that cannot run. `api_key` overrides the configured key source;
-    `on_note` hears, once each, how the judge's requests adapted to its server."""
+    `on_note` hears, once each, how the judge's requests adapted to its server;
+    `metric_labels` go on every OpenTelemetry point (with the scoring mode)."""
     started = datetime.now(UTC)
     output = Path(config.output)
     check_writable(output)  # before any judge call: never judge work that cannot be saved
     criteria = resolve_criteria(
-        config.scoring_mode, config.rubric, config.reference_registry_path, config.reference_rubric
+        config.scoring_mode,
+        config.rubric,
+        config.reference_registry_path,
+        config.reference_rubric,
+        config.benchmark_name,
     )
     if api_key is None and config.judge_api_key_file is not None:
         api_key = load_api_key(config.judge_api_key_file)
@@ -79,12 +88,12 @@ def score_trajectories(
         max_requests=config.max_judge_requests,
         store=store,
         on_note=on_note,
+        metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
     )
     job = ScoringJob(config, criteria, client)
     roots = job.load()
     if on_loaded is not None:
         on_loaded(len(roots))
-    configure_exporter()  # after loading: its export thread would make loading use forkserver
     if progress is not None:
         job.on_step = progress(roots, job.steps_to_judge(roots), client)
 
@@ -93,7 +102,9 @@ def score_trajectories(
             return await job.run(roots)
 
     try:
-        result = run_judging(go())
+        # after loading: the exporter's thread would make loading's workers use forkserver
+        with exporting():
+            result = run_judging(go())
     finally:
         if store is not None:
             store.close()
@@ -106,5 +117,10 @@ def score_trajectories(
     document = results_document(
         result, config, criteria, judge_name, notice, client.stats, started, details
     )
+    manifests: dict[Selection, dict[str, Any]] = {}
+    if config.training_threshold is not None:
+        manifests = training_manifests(document, list(config.trajectory_path))
+        for selection, manifest in manifests.items():
+            write_atomic(manifest_path(output, selection), manifest)
     write_atomic(output, document)
-    return ScoreRun(document, result, client.stats, output, notice)
+    return ScoreRun(document, result, client.stats, output, notice, manifests)

@@ -139,7 +139,12 @@ def score(
         typer.Option("--output", "-o", help="Results JSON path [agentjudge-results.json]."),
     ] = None,
     scoring_mode: Annotated[
-        str | None, _opt("--scoring-mode", "default | custom | reference [default].")
+        str | None,
+        _opt("--scoring-mode", "default | custom | reference | auto | benchmark [default]."),
+    ] = None,
+    benchmark_name: Annotated[
+        str | None,
+        _opt("--benchmark-name", "benchmark mode: swe-bench-lite | terminal-bench | humaneval."),
     ] = None,
     rubric: Annotated[str | None, _opt("--rubric", "Custom rubric file (YAML or JSON).")] = None,
     reference_registry: Annotated[
@@ -193,6 +198,13 @@ def score(
     max_total_steps: Annotated[int | None, _opt("--max-total-steps", "[10000].")] = None,
     fail_under: Annotated[
         float | None, _opt("--fail-under", "Exit 1 when atif_overall_score is below it.")
+    ] = None,
+    training_threshold: Annotated[
+        float | None,
+        _opt(
+            "--training-threshold",
+            "Also write manifests of the roots at or above it (training data) and the rest.",
+        ),
     ] = None,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
@@ -252,6 +264,7 @@ def score(
         "trajectory_path": paths or None,
         "output": output,
         "scoring_mode": scoring_mode,
+        "benchmark_name": benchmark_name,
         "rubric": rubric,
         "reference_registry_path": reference_registry,
         "reference_rubric": reference_rubric,
@@ -272,6 +285,7 @@ def score(
         "max_steps_per_trajectory": max_steps_per_trajectory,
         "max_total_steps": max_total_steps,
         "fail_under": fail_under,
+        "training_threshold": training_threshold,
         "cache": False if no_cache else None,
         "cache_path": cache_path,
         "judge": judge,
@@ -368,6 +382,7 @@ def run_score(
     from agentjudge.judge.store import store_line
     from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
+    from agentjudge.report.training import manifest_path
 
     console = Console(stderr=True, soft_wrap=True)
     bar = Progress(
@@ -412,6 +427,15 @@ def run_score(
         summary_table(document, Console())
     elif not quiet:
         console.print(summary_line(document, run.output))
+    if not quiet and run.manifests:
+        eligible, ineligible = run.manifests["eligible"], run.manifests["ineligible"]
+        console.print(
+            f"training manifests: {eligible['count']} eligible, {ineligible['count']} not "
+            f"(threshold {config.training_threshold:g}): "
+            f"{manifest_path(run.output, 'eligible')}, {manifest_path(run.output, 'ineligible')}",
+            markup=False,
+            highlight=False,
+        )
     if not quiet and stats.cache_hits:
         console.print(store_line(stats, config.cache_path), highlight=False)
     error = document["error"]

@@ -17,10 +17,12 @@ import httpx
 import pytest
 import yaml
 
-from agentjudge.testing import JudgeServer
+from agentjudge.judge.telemetry import METRIC_NAMES
+from agentjudge.testing import JudgeServer, Script
 from tests.atif.docs import doc, with_refs, write
 from tests.conftest import REPO
 from tests.e2e.conftest import free_port, start, stop, wait_for
+from tests.e2e.otlp import Receiver, otlp_receiver
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -28,7 +30,16 @@ EVALHUB = Path(sys.executable).parent / "eval-hub-server"
 
 
 @pytest.fixture(scope="module")
-def evalhub_url(tmp_path_factory: pytest.TempPathFactory, mlflow_url: str) -> Iterator[str]:
+def collector() -> Iterator[Receiver]:
+    """An OTLP receiver, eval-hub's jobs' collector (OTEL_EXPORTER_OTLP_ENDPOINT, gRPC)."""
+    with otlp_receiver() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def evalhub_url(
+    tmp_path_factory: pytest.TempPathFactory, mlflow_url: str, collector: Receiver
+) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("evalhub")
     port = free_port()
     config = {
@@ -37,15 +48,22 @@ def evalhub_url(tmp_path_factory: pytest.TempPathFactory, mlflow_url: str) -> It
         "mlflow": {"tracking_uri": mlflow_url},
     }
     (folder / "config.yaml").write_text(yaml.safe_dump(config))
-    provider = yaml.safe_load((REPO / "deploy/evalhub/providers/agentjudge.yaml").read_text())
-    # the adapter runs from this checkout's virtual environment
-    provider["runtime"]["local"]["command"] = f"{sys.executable} -m agentjudge.integrations.evalhub"
     (folder / "providers").mkdir()
-    (folder / "providers" / "agentjudge.yaml").write_text(yaml.safe_dump(provider))
+    # both: agentjudge under its own id, and as the drop-in for the contrib `atif` provider
+    for name in ("agentjudge.yaml", "atif.yaml"):
+        provider = yaml.safe_load((REPO / "deploy/evalhub/providers" / name).read_text())
+        # the adapter runs from this checkout's virtual environment
+        command = f"{sys.executable} -m agentjudge.integrations.evalhub"
+        provider["runtime"]["local"]["command"] = command
+        (folder / "providers" / name).write_text(yaml.safe_dump(provider))
     env = {
         **os.environ,
         "AGENTJUDGE_CACHE_DIR": str(folder / "cache"),
         "PYTHONPATH": str(REPO / "src"),
+        # eval-hub's convention: its jobs export OpenTelemetry over gRPC to a collector
+        "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        "OTEL_EXPORTER_OTLP_TIMEOUT": "2",
     }
     proc = start(
         [str(EVALHUB), "-local", "-configdir", str(folder)], folder / "evalhub.log", REPO, env
@@ -69,24 +87,25 @@ def trajectories(folder: Path, second_step: str) -> Path:
     return folder / "runs"
 
 
-def run_job(evalhub_url: str, judge: JudgeServer, runs: Path, name: str) -> dict[str, Any]:
-    body = {
+def run_job(
+    evalhub_url: str,
+    judge: JudgeServer,
+    parameters: dict[str, Any],
+    name: str,
+    experiment: bool = True,
+    provider: str = "agentjudge",
+) -> dict[str, Any]:
+    """Submit a job through eval-hub's API, wait for it to end; the job as eval-hub keeps
+    it, its logs, and its id."""
+    body: dict[str, Any] = {
         "name": name,
         "model": {"url": judge.base_url, "name": "judge"},
         "benchmarks": [
-            {
-                "id": "atif_trajectory_default",
-                "provider_id": "agentjudge",
-                "parameters": {
-                    "trajectory_path": str(runs),
-                    "subagent_aggregation": "hierarchical",
-                    "judge_max_attempts": 2,
-                    "judge_initial_backoff_seconds": 0.01,
-                },
-            }
+            {"id": "atif_trajectory_default", "provider_id": provider, "parameters": parameters}
         ],
-        "experiment": {"name": f"agentjudge-{name}"},
     }
+    if experiment:
+        body["experiment"] = {"name": f"agentjudge-{name}"}
     submitted = httpx.post(f"{evalhub_url}/evaluations/jobs", json=body, timeout=30)
     assert submitted.status_code == 202, submitted.text
     job_id = submitted.json()["resource"]["id"]
@@ -100,9 +119,27 @@ def run_job(evalhub_url: str, judge: JudgeServer, runs: Path, name: str) -> dict
                 params={"hard_delete": "true"},
                 timeout=30,
             )
-            return {"job": job, "logs": logs}
+            return {"job": job, "logs": logs, "id": job_id}
         time.sleep(0.5)
     raise AssertionError(f"job {job_id} still {job['status']['state']} after 180 s")
+
+
+def ours(runs: Path) -> dict[str, Any]:
+    """The parameters of our tests' jobs beyond the contrib provider's: fast retries."""
+    return {
+        "trajectory_path": str(runs),
+        "subagent_aggregation": "hierarchical",
+        "judge_max_attempts": 2,
+        "judge_initial_backoff_seconds": 0.01,
+    }
+
+
+def artifact(mlflow_url: str, run_id: str, path: str) -> Any:
+    got = httpx.get(
+        f"{mlflow_url}/get-artifact", params={"run_id": run_id, "path": path}, timeout=30
+    )
+    assert got.status_code == 200, (path, got.text)
+    return got.json()
 
 
 def test_job_completes_with_metrics_and_an_mlflow_artifact(
@@ -110,7 +147,7 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
 ) -> None:
     runs = trajectories(tmp_path, "step [[score=0.5]]")
     with JudgeServer() as judge:
-        outcome = run_job(evalhub_url, judge, runs, "ok")
+        outcome = run_job(evalhub_url, judge, {**ours(runs), "scoring_mode": "default"}, "ok")
     job = outcome["job"]
     assert job["status"]["state"] == "completed", outcome["logs"]
     (bench,) = job["results"]["benchmarks"]
@@ -123,13 +160,7 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
     assert {m["name"] for m in bench["metrics_schema"]} == set(metrics)
     assert bench["test"]["pass"] == (metrics["atif_overall_score"] >= 0.5)
     run_id = bench["mlflow_run_id"]
-    artifact = httpx.get(
-        f"{mlflow_url}/get-artifact",
-        params={"run_id": run_id, "path": "atif/evaluation_results.json"},
-        timeout=30,
-    )
-    assert artifact.status_code == 200
-    details = artifact.json()
+    details = artifact(mlflow_url, run_id, "atif/evaluation_results.json")
     assert details["metrics"]["atif_overall_score"] == pytest.approx(metrics["atif_overall_score"])
     root, child = details["trajectories"][0]["nodes"]
     assert [s["score"] for s in root["steps"]][1:] == [0.5, 0.25]
@@ -151,9 +182,160 @@ def test_a_failing_judge_ends_the_job_failed_with_our_code(
 ) -> None:
     runs = trajectories(tmp_path, "step [[fault=503]]")
     with JudgeServer() as judge:
-        outcome = run_job(evalhub_url, judge, runs, "fail")
+        outcome = run_job(evalhub_url, judge, ours(runs), "fail")
     job = outcome["job"]
     assert job["status"]["state"] == "failed", outcome["logs"]
     (bench,) = job["status"]["benchmarks"]
     assert bench["error_message"]["message_code"] == "agentjudge_job_failed"
     assert bench["error_message"]["message"] == "the scoring job failed: judge_error"
+
+
+REGISTRY = {
+    "version": 1,
+    "rubrics": {
+        "default": {
+            "criteria": [{"name": "matches_reference", "description": "agrees with it"}],
+            "references": {"default": {"answer": "42"}},
+        }
+    },
+}
+
+
+def contrib_job(mode: str, runs: Path, folder: Path) -> dict[str, Any]:
+    """A job as the contrib atif provider's documentation writes one: its parameters only."""
+    job: dict[str, Any] = {"trajectory_path": str(runs)}
+    if mode != "auto":  # the contrib default: not written
+        job["scoring_mode"] = mode
+    if mode == "benchmark":
+        job["benchmark_name"] = "swe-bench-lite"
+    if mode == "custom":
+        job["custom_rubric"] = {"criteria": [{"name": "helpful", "description": "it helps"}]}
+    if mode == "reference":
+        (folder / "registry.yaml").write_text(yaml.safe_dump(REGISTRY))
+        job["reference_registry_path"] = str(folder / "registry.yaml")
+        job["reference_rubric"] = "default"
+    return job
+
+
+@pytest.mark.parametrize("mode", ["auto", "benchmark", "reference", "custom"])
+def test_the_contrib_providers_jobs_run_unchanged(
+    tmp_path: Path, evalhub_url: str, mlflow_url: str, mode: str
+) -> None:
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    with JudgeServer() as judge:
+        # the contrib provider's id too: atif.yaml in the server's providers
+        job = contrib_job(mode, runs, tmp_path)
+        outcome = run_job(evalhub_url, judge, job, f"mode-{mode}", provider="atif")
+    job = outcome["job"]
+    assert job["status"]["state"] == "completed", outcome["logs"]
+    (bench,) = job["results"]["benchmarks"]
+    assert set(bench["metrics"]) == {
+        "atif_overall_score",
+        "atif_trajectory_count",
+        "atif_failure_categorization_rate",
+    }
+    details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/evaluation_results.json")
+    assert details["criteria"]["mode"] == mode
+    names = [c["name"] for c in details["criteria"]["rubric"]["criteria"]]
+    expected = {
+        "auto": ["correctness", "efficiency"],  # what our judge server derives
+        "benchmark": ["task_correctness", "patch_quality", "regression_safety"],
+        "reference": ["matches_reference"],
+        "custom": ["helpful"],
+    }[mode]
+    root = details["trajectories"][0]["nodes"][0]
+    assert (names if mode != "auto" else root["criteria"]) == expected
+    if mode == "benchmark":
+        assert details["criteria"]["registry_version"] == "agentjudge-benchmarks-v1"
+
+
+def test_training_manifests_list_the_right_trajectories(
+    tmp_path: Path, evalhub_url: str, mlflow_url: str
+) -> None:
+    runs = tmp_path / "runs"
+    for name, score in (("good", "0.9"), ("bad", "0.2"), ("fine", "0.7")):
+        document = doc(2)
+        document["steps"][0]["message"] = f"task [[score={score}]]"
+        document["steps"][1]["message"] = f"step [[score={score}]]"
+        write(runs / f"{name}.json", document)
+    parameters = {"trajectory_path": str(runs), "training_threshold": 0.6}
+    with JudgeServer() as judge:
+        outcome = run_job(evalhub_url, judge, parameters, "training")
+    job = outcome["job"]
+    assert job["status"]["state"] == "completed", outcome["logs"]
+    run_id = job["results"]["benchmarks"][0]["mlflow_run_id"]
+    eligible = artifact(mlflow_url, run_id, "atif/training/eligible_trajectories.json")
+    ineligible = artifact(mlflow_url, run_id, "atif/training/ineligible_trajectories.json")
+    assert (eligible["selection"], eligible["threshold"], eligible["count"]) == (
+        "eligible",
+        0.6,
+        2,
+    )
+    assert sorted(Path(t["path"]).name for t in eligible["trajectories"]) == [
+        "fine.json",
+        "good.json",
+    ]
+    assert [Path(t["path"]).name for t in ineligible["trajectories"]] == ["bad.json"]
+    assert ineligible["trajectories"][0]["aggregate"] == pytest.approx(0.2)
+    assert eligible["source_paths"] == [str(runs)]
+    assert eligible["schema_version"] == "agentjudge.training/v1"
+
+
+def test_an_incomplete_job_says_so_in_what_eval_hub_keeps(
+    tmp_path: Path, evalhub_url: str, mlflow_url: str
+) -> None:
+    root = doc(3)
+    root["steps"][1]["message"] = "step [[score=0.8]]"
+    with_refs(root, 2, [{"trajectory_path": "missing-child.json"}])  # an omitted subagent
+    write(tmp_path / "runs" / "root.json", root)
+    with JudgeServer() as judge:
+        # no experiment named: the run is recorded and tagged all the same
+        outcome = run_job(
+            evalhub_url, judge, ours(tmp_path / "runs"), "incomplete", experiment=False
+        )
+    job = outcome["job"]
+    assert job["status"]["state"] == "completed", outcome["logs"]
+    (status,) = job["status"]["benchmarks"]
+    warning = status["warning_message"]
+    assert warning["message_code"] == "agentjudge_incomplete"
+    assert "missing-child.json" in warning["message"]
+    (bench,) = job["results"]["benchmarks"]
+    info = bench["additional_info"]
+    assert info["atif_complete"] is False
+    assert info["incomplete_count"] == 1
+    assert "omitted subagent" in info["incomplete_nodes"][0]["reason"]
+    run = httpx.get(
+        f"{mlflow_url}/api/2.0/mlflow/runs/get",
+        params={"run_id": bench["mlflow_run_id"]},
+        timeout=30,
+    ).json()
+    tags = {t["key"]: t["value"] for t in run["run"]["data"]["tags"]}
+    assert tags["atif_complete"] == "false"
+
+
+def test_judge_metrics_reach_the_collector_labelled_with_the_job(
+    tmp_path: Path, evalhub_url: str, collector: Receiver
+) -> None:
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    odd = doc(1)  # its categorization answer names no category of the taxonomy
+    odd["steps"][0]["message"] = "off [[score=0.1]] [[category=not_one_of_them]]"
+    write(runs / "odd.json", odd)
+    # every request fails once (503) before it is answered: errors too
+    with JudgeServer(Script(fail_first=1, fail_first_fault="503")) as judge:
+        outcome = run_job(evalhub_url, judge, ours(runs), "otel")
+    assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
+    points = [(n, a) for n, a in collector.points if a.get("evalhub.job.id") == outcome["id"]]
+    assert {name for name, _ in points} == set(METRIC_NAMES)  # all six, with the job's label
+    assert {a["evalhub.benchmark.id"] for _, a in points} == {"atif_trajectory_default"}
+    assert {a["atif.scoring_mode"] for _, a in points} == {"auto"}
+
+
+def test_with_the_collector_down_the_job_still_completes(
+    tmp_path: Path, evalhub_url: str, collector: Receiver
+) -> None:
+    collector.stop()  # the last test of the module: nothing listens at the endpoint now
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    with JudgeServer() as judge:
+        outcome = run_job(evalhub_url, judge, ours(runs), "otel-down")
+    assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
+    assert outcome["job"]["results"]["benchmarks"][0]["metrics"]["atif_trajectory_count"] == 1

@@ -15,17 +15,20 @@ from typing import Any
 
 import pytest
 
+from agentjudge.judge.telemetry import METRIC_NAMES
 from agentjudge.testing import JudgeServer, Script
 from tests.atif.docs import doc, with_refs, write
 from tests.atif.test_fixtures import EXPECTED
+from tests.e2e.otlp import otlp_receiver
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def score(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def score(*args: str | Path, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     # no key of the machine's reaches a test judge
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env["AGENTJUDGE_CACHE_DIR"] = str(cwd / "cache")
+    env.update(extra)
     return subprocess.run(
         [sys.executable, "-m", "agentjudge", "score", *map(str, args)],
         capture_output=True, text=True, timeout=110, env=env, cwd=cwd,
@@ -424,3 +427,97 @@ def test_ctrl_c_exits_130_and_writes_nothing(tmp_path: Path) -> None:
     assert err.strip().startswith("interrupted: nothing was written")
     assert "Traceback" not in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_judge_metrics_reach_an_otlp_collector(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    odd = doc(1)  # its categorization answer names no category of the taxonomy
+    odd["steps"][0]["message"] = "off [[score=0.1]] [[category=not_one_of_them]]"
+    write(runs / "odd.json", odd)
+    flags = ["--partial-result-policy", "skip_failed_trajectory", "-o", "out.json"]
+    # every request fails once (503) before it is answered: errors and retries too
+    with (
+        JudgeServer(Script(fail_first=1, fail_first_fault="503")) as judge,
+        otlp_receiver() as receiver,
+    ):
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint,
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        }
+        done = score(runs, *judge_flags(judge), *flags, cwd=tmp_path, **env)
+        assert done.returncode == 0, done.stderr
+        assert receiver.names() == set(METRIC_NAMES)  # all six
+        labels = {attrs.get("atif.scoring_mode") for _, attrs in receiver.points}
+    assert labels == {"default"}
+    assert "warning" not in done.stderr
+
+
+def test_a_collector_that_is_down_is_one_warning_and_the_job_goes_on(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        "OTEL_EXPORTER_OTLP_TIMEOUT": "1",
+    }
+    done = score(runs, *judge_flags(server), "-o", "out.json", cwd=tmp_path, **env)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        "warning: OpenTelemetry metrics could not be exported to http://127.0.0.1:9 (the "
+        "collector did not take them); the job goes on"
+    ]
+    assert "Traceback" not in done.stderr
+
+
+def test_training_manifests_beside_the_results(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)  # root aggregate (1.0+0.5+0.0+0.8+0.6)/5 = 0.58, complete
+    low = doc(2)
+    low["steps"][1]["message"] = "meh [[score=0.2]]"
+    write(runs / "low.json", low)
+    orphan = doc(3)  # its subagent's file is missing: incomplete, whatever its score
+    orphan["steps"][1]["message"] = "fine [[score=0.9]]"
+    with_refs(orphan, 2, [{"trajectory_path": "gone.json"}])
+    write(runs / "orphan.json", orphan)
+    flags = ["--training-threshold", "0.55", "--subagent-aggregation", "hierarchical"]
+    done = score(runs, *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # scored, but incomplete
+    assert "training manifests: 1 eligible, 2 not (threshold 0.55)" in done.stderr
+    document = results(tmp_path / "out.json")
+    eligible = results(tmp_path / "out.eligible_trajectories.json")
+    ineligible = results(tmp_path / "out.ineligible_trajectories.json")
+    assert [Path(t["path"]).name for t in eligible["trajectories"]] == ["root.json"]
+    assert sorted(Path(t["path"]).name for t in ineligible["trajectories"]) == [
+        "low.json",
+        "orphan.json",
+    ]
+    assert eligible["trajectories"][0]["aggregate"] == pytest.approx(0.58)
+    assert (eligible["count"], ineligible["count"], eligible["threshold"]) == (1, 2, 0.55)
+    by_file = {Path(t["nodes"][0]["file"]).name: t for t in document["trajectories"]}
+    assert by_file["root.json"]["training_eligible"] is True
+    assert by_file["orphan.json"]["training_eligible"] is False
+    (incomplete,) = document["incomplete"]
+    assert Path(incomplete["file"]).name == "orphan.json"
+    assert incomplete["reason"].startswith("omitted subagent: ")
+    assert "gone.json" in incomplete["reason"]
+    # root's 0.0 step is marked context_loss; low's 0.2 step gets no category from the judge
+    assert document["failure_categories"] == {"context_loss": 1, "uncategorized": 1}
+
+
+def test_benchmark_mode_scores_on_the_built_in_rubric(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    flags = ["--scoring-mode", "benchmark", "--benchmark-name", "humaneval", "-o", "out.json"]
+    done = score(runs, *judge_flags(server), *flags, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    criteria = results(tmp_path / "out.json")["criteria"]
+    assert [c["name"] for c in criteria["rubric"]["criteria"]] == [
+        "functional_correctness",
+        "reasoning_quality",
+        "code_quality",
+    ]
+    assert criteria["registry_version"] == "agentjudge-benchmarks-v1"
+    unknown = score(runs, "--judge", "fake", "--scoring-mode", "benchmark", "--benchmark-name",
+                    "mmlu", cwd=tmp_path)  # fmt: skip
+    assert unknown.returncode == 3
+    assert "benchmark_name 'mmlu' is not built in: use one of swe-bench-lite" in unknown.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from agentjudge.errors import UsageError
 from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.secrets import load_api_key, redact_url
-from agentjudge.judge.telemetry import METRIC_NAMES, configure_exporter
+from agentjudge.judge.telemetry import METRIC_NAMES, exporting
 from agentjudge.testing import JudgeServer, Script
 from tests.judge.resume_worker import item_request
 
@@ -83,25 +81,34 @@ def test_transport_errors_are_counted() -> None:
     assert values[("atif.judge.call.success", ())] == 1
 
 
-def test_no_exporter_unless_the_endpoint_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
-    assert configure_exporter() is False
+def test_no_exporter_unless_the_environment_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    said: list[str] = []
+    with exporting(said.append):
+        pass
+    assert said == []
 
 
-def test_otlp_exporter_when_the_endpoint_is_set() -> None:
-    # a subprocess: configuring the exporter sets the process-wide meter provider
-    code = (
-        "from agentjudge.judge.telemetry import configure_exporter;"
-        "from opentelemetry import metrics;"
-        "assert configure_exporter() is True;"
-        "print(type(metrics.get_meter_provider()).__name__)"
-    )
-    env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "MeterProvider"
+def test_an_exporter_that_cannot_be_made_is_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://user:pw@127.0.0.1:9")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+    said: list[str] = []
+    with exporting(said.append):
+        pass
+    assert said == [
+        "OTEL_EXPORTER_OTLP_PROTOCOL=http/json is not one agentjudge exports with (grpc, "
+        "http/protobuf): no metrics are exported; the job goes on"
+    ]
+    # the package missing (as in an image built without the otlp extra)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.grpc.metric_exporter", None)
+    said.clear()
+    with exporting(said.append):
+        pass
+    assert len(said) == 1
+    assert "the OTLP exporter is not installed (pip install 'agentjudge[otlp]')" in said[0]
+    assert "pw" not in said[0]
 
 
 def test_api_key_from_file_or_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,7 @@ Run as `agentjudge evalhub` or `python -m agentjudge.integrations.evalhub`; need
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -36,12 +37,20 @@ from evalhub.models.api import MetricSchema, ResultType
 
 from agentjudge.api import ScoreRun, score_trajectories
 from agentjudge.errors import AgentJudgeError, InputError, UsageError
+from agentjudge.report.mlflow import log_run
+from agentjudge.report.training import manifest_name
 from agentjudge.scoring.config import ScoreConfig, load_config
 
 ARTIFACT_PATH = "atif/evaluation_results.json"
+TRAINING_DIR = "atif/training"
 METRICS = ("atif_overall_score", "atif_trajectory_count", "atif_failure_categorization_rate")
 # parameters of the eval-hub-contrib atif provider that name a rubric
 RUBRIC_ALIASES = ("custom_rubric", "custom_rubric_path")
+# the contrib provider's defaults where they differ from the CLI's: a job that sets nothing
+# is scored as it would be there (eval-hub mounts a job's test data at /test_data)
+JOB_DEFAULTS = {"scoring_mode": "auto", "trajectory_path": "/test_data/trajectory.json"}
+# the experiment of the run that records a job whose spec names none
+DEFAULT_EXPERIMENT = "agentjudge"
 
 
 class JobFailed(Exception):
@@ -67,7 +76,10 @@ class AgentJudgeAdapter(FrameworkAdapter):
         def loaded(roots: int) -> None:
             _status(callbacks, JobPhase.RUNNING_EVALUATION, f"judging {roots} trajectories")
 
-        run = score_trajectories(score_config, api_key=api_key, on_loaded=loaded)
+        labels = {"evalhub.job.id": config.id, "evalhub.benchmark.id": config.benchmark_id}
+        run = score_trajectories(
+            score_config, api_key=api_key, on_loaded=loaded, metric_labels=labels
+        )
         if run.result.failed:
             raise JobFailed(run.result.failed)
         _status(callbacks, JobPhase.POST_PROCESSING, "reporting metrics")
@@ -85,7 +97,7 @@ class AgentJudgeAdapter(FrameworkAdapter):
 
 def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
     """The scoring configuration of a job: its parameters, with its model as the judge."""
-    params: dict[str, Any] = dict(spec.parameters or {})
+    params: dict[str, Any] = {**JOB_DEFAULTS, **(spec.parameters or {})}
     provider_params = params.pop("provider_params", None) or {}
     for alias in RUBRIC_ALIASES:
         if alias in params:
@@ -107,7 +119,9 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
 
 
 def job_results(spec: JobSpec, run: ScoreRun, seconds: float) -> JobResults:
-    """The three metrics, their schema and the overall score, as eval-hub expects them."""
+    """The three metrics, their schema and the overall score, as eval-hub expects them;
+    whether the run is complete, and what is not, in `additional_info` (which eval-hub
+    keeps with the job's results)."""
     metrics = run.document["metrics"]
     count = metrics["atif_trajectory_count"]
     results = [
@@ -125,7 +139,52 @@ def job_results(spec: JobSpec, run: ScoreRun, seconds: float) -> JobResults:
         overall_score=run.document["overall_score"],
         num_examples_evaluated=count,
         duration_seconds=seconds,
+        additional_info=completeness(run.document),
     )
+
+
+def completeness(document: dict[str, Any]) -> dict[str, Any]:
+    """What eval-hub shows of a run's completeness: the flag, the incomplete nodes (at most
+    50, with their count) and the failure categories."""
+    incomplete = document["incomplete"]
+    return {
+        "atif_complete": document["run_metadata"]["atif_complete"],
+        "incomplete_count": len(incomplete),
+        "incomplete_nodes": incomplete[:50],
+        "failure_categories": document["failure_categories"],
+    }
+
+
+def incomplete_warning(document: dict[str, Any]) -> MessageInfo | None:
+    """The completed event's warning when the run is incomplete, naming what is."""
+    if document["run_metadata"]["atif_complete"]:
+        return None
+    incomplete = document["incomplete"]
+    shown = "; ".join(f"{n['file']}: {n['reason']}" for n in incomplete[:3])
+    more = f" and {len(incomplete) - 3} more" if len(incomplete) > 3 else ""
+    return MessageInfo(
+        message=f"scored, but incomplete: {len(incomplete)} node(s) not fully scored "
+        f"({shown}{more}); see additional_info and the MLflow artifact"[:2000],
+        message_code="agentjudge_incomplete",
+    )
+
+
+def warn_on_completion(callbacks: DefaultCallbacks, warning: MessageInfo) -> None:
+    """Have the completed event `callbacks` will send carry `warning`: eval-hub stores it
+    with the benchmark's status, but the SDK's report_results takes no warning, so it goes
+    into the event the SDK builds (an SDK without that step sends the event without it;
+    `additional_info` still says the run is incomplete)."""
+    build = getattr(callbacks, "_build_base_status_event", None)
+    if build is None:
+        return
+
+    def with_warning(status: str) -> dict[str, Any]:
+        event: dict[str, Any] = build(status)
+        if status == JobStatus.COMPLETED.value:
+            event["warning_message"] = callbacks._message_payload(warning)
+        return event
+
+    callbacks.__dict__["_build_base_status_event"] = with_warning
 
 
 def main() -> int:
@@ -141,15 +200,18 @@ def main() -> int:
         run = adapter.last_run
         assert run is not None
         _status(callbacks, JobPhase.PERSISTING_ARTIFACTS, "saving details to MLflow")
-        artifact = json.dumps(run.document, ensure_ascii=False).encode()
-        run_id = callbacks.mlflow.save(
-            results,
-            adapter.job_spec,
-            artifacts=[MlflowArtifact(ARTIFACT_PATH, artifact, "application/json")],
-        )
+        artifacts = mlflow_artifacts(run)
+        run_id = callbacks.mlflow.save(results, adapter.job_spec, artifacts=artifacts)
+        if run_id:
+            _log_parameters(run_id, run)
+        elif os.environ.get("MLFLOW_TRACKING_URI"):
+            # no experiment named: the run is recorded (and tagged) all the same
+            run_id = _log_own_run(run, adapter.job_spec, artifacts)
         if run_id:
             results.mlflow_run_id = run_id
-            _log_parameters(run_id, run)
+        warning = incomplete_warning(run.document)
+        if warning is not None:
+            warn_on_completion(callbacks, warning)
         callbacks.report_results(results)
         return 0
     except JobFailed as exc:
@@ -163,6 +225,32 @@ def main() -> int:
     except Exception as exc:
         # the type only: a library's message may hold a URL with credentials or a body
         return _fail(callbacks, "agentjudge_internal_error", f"unexpected {type(exc).__name__}")
+
+
+def mlflow_artifacts(run: ScoreRun) -> list[MlflowArtifact]:
+    """The details (`atif/evaluation_results.json`) and, with a training threshold, the two
+    training manifests (`atif/training/{eligible,ineligible}_trajectories.json`)."""
+    artifacts = [_json_artifact(ARTIFACT_PATH, run.document)]
+    for selection, manifest in run.manifests.items():
+        artifacts.append(_json_artifact(f"{TRAINING_DIR}/{manifest_name(selection)}", manifest))
+    return artifacts
+
+
+def _json_artifact(path: str, data: dict[str, Any]) -> MlflowArtifact:
+    return MlflowArtifact(path, json.dumps(data, ensure_ascii=False).encode(), "application/json")
+
+
+def _log_own_run(run: ScoreRun, spec: JobSpec, artifacts: list[MlflowArtifact]) -> str:
+    """A run in DEFAULT_EXPERIMENT for a job that names no experiment, with the same
+    parameters, metrics, tag and artifacts."""
+    from mlflow import MlflowClient
+
+    run_id = log_run(run.document, os.environ["MLFLOW_TRACKING_URI"], DEFAULT_EXPERIMENT)
+    client = MlflowClient()
+    client.set_tag(run_id, "evalhub.job.id", spec.id)
+    for artifact in artifacts[1:]:  # the details are logged by log_run already
+        client.log_text(run_id, artifact.content.decode(), artifact.path)
+    return run_id
 
 
 def _log_parameters(run_id: str, run: ScoreRun) -> None:

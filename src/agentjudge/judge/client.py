@@ -112,6 +112,7 @@ class JudgeClient:
     transport: httpx.AsyncBaseTransport | None = None
     store: VerdictStore | None = None
     meter: Meter | None = None
+    metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
     stats: ClientStats = field(default_factory=ClientStats)
     # what the provider adapted to, each said once (the console shows them as they come)
     notes: list[str] = field(default_factory=list)
@@ -129,7 +130,7 @@ class JudgeClient:
             or AiohttpTransport(self.concurrency, MAX_BODY_BYTES)
         )
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
-        self._metrics = JudgeMetrics(self.meter)
+        self._metrics = JudgeMetrics(self.meter, self.metric_labels)
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
         self._commit_pending: asyncio.Future[None] | None = None
 
@@ -233,7 +234,7 @@ class JudgeClient:
                 verdict = _verdict(request, answer)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
-                self._metrics.protocol_errors.add(1, {"error.type": exc.kind})
+                self._metrics.protocol_error(exc.kind)
                 kind, detail = exc.kind, exc.detail
                 if kind in FINAL_PROTOCOL_ERRORS:
                     break
@@ -299,7 +300,7 @@ class JudgeClient:
         outcome: Outcome = "other"
         started = time.perf_counter()
         self.stats.calls += 1
-        self._metrics.calls.add(1)
+        self._metrics.call()
         http_request = self.provider.build(request)
         http_request.extensions.update(self._timeouts)
         try:
@@ -323,7 +324,7 @@ class JudgeClient:
         finally:
             elapsed = time.perf_counter() - started
             self.stats.latency_seconds += elapsed
-            self._metrics.latency.record(elapsed * 1000)
+            self._metrics.latency(elapsed * 1000)
             self._limit.release(outcome)
         if outcome != "ok":
             kind = f"http_{status}"
@@ -340,7 +341,7 @@ class JudgeClient:
                 raise JudgeError(kind, message)
             raise _Retryable(kind, _retry_after(response.headers), message)
         self.stats.successes += 1
-        self._metrics.successes.add(1)
+        self._metrics.success()
         note = self.provider.accepted(http_request)
         if note:
             self._note(note)
@@ -349,8 +350,7 @@ class JudgeClient:
         answer = self.provider.parse(status, body)
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
-        self._metrics.tokens.add(answer.input_tokens, {"direction": "input"})
-        self._metrics.tokens.add(answer.output_tokens, {"direction": "output"})
+        self._metrics.tokens(answer.input_tokens, answer.output_tokens)
         return answer
 
     def _note(self, text: str) -> None:
@@ -361,7 +361,7 @@ class JudgeClient:
 
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1
-        self._metrics.errors.add(1, {"error.type": kind})
+        self._metrics.error(kind)
 
 
 def _verdict(request: JudgeRequest, answer: Answer) -> Verdict:

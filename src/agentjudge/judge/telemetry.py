@@ -1,18 +1,25 @@
 """OpenTelemetry metrics of the judge interaction, named as SPEC-trajectories §6 names them.
 
-No exporter is configured by default (the API's no-op meter). `configure_exporter()` adds an
-OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set; tests pass a meter whose provider
-has the SDK's in-memory reader.
+No exporter is configured by default (the API's no-op meter). `exporting()` adds an OTLP
+exporter for a job when the standard variables ask for one (`OTEL_EXPORTER_OTLP_ENDPOINT`
+or `..._METRICS_ENDPOINT`; `OTEL_EXPORTER_OTLP_PROTOCOL` `grpc` or `http/protobuf`, the
+default), and sends what the job measured when it ends. Telemetry never breaks a job: a
+missing exporter package or a collector that does not answer is one warning line, and the
+job goes on. Tests pass a meter whose provider has the SDK's in-memory reader.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from opentelemetry import metrics
 from opentelemetry.metrics import Meter
 
-from agentjudge.errors import UsageError
+from agentjudge.judge.secrets import redact_endpoint
 
 METRIC_NAMES = (
     "atif.judge.call.latency",
@@ -22,45 +29,157 @@ METRIC_NAMES = (
     "atif.judge.protocol.errors",
     "atif.judge.token.count",
 )
+# Seconds one export may take when OTEL_EXPORTER_OTLP_TIMEOUT does not say (the SDK's 10 s
+# would hold the end of every job whose collector is down).
+EXPORT_TIMEOUT = 5.0
+Warn = Callable[[str], None]
 
 
 class JudgeMetrics:
-    """The six instruments; HTTP success and protocol validity are separate counters."""
+    """The six instruments; HTTP success and protocol validity are separate counters.
 
-    def __init__(self, meter: Meter | None = None) -> None:
+    `labels` go on every point (a job's id, benchmark and scoring mode, say)."""
+
+    def __init__(self, meter: Meter | None = None, labels: Mapping[str, str] | None = None) -> None:
         meter = meter or metrics.get_meter("agentjudge")
-        self.latency = meter.create_histogram(
+        self.labels = dict(labels or {})
+        self._latency = meter.create_histogram(
             "atif.judge.call.latency", unit="ms", description="Per-request judge latency"
         )
-        self.calls = meter.create_counter("atif.judge.call.count", description="Judge requests")
-        self.successes = meter.create_counter(
+        self._calls = meter.create_counter("atif.judge.call.count", description="Judge requests")
+        self._successes = meter.create_counter(
             "atif.judge.call.success", description="Judge requests answered with HTTP 2xx"
         )
-        self.errors = meter.create_counter(
+        self._errors = meter.create_counter(
             "atif.judge.call.errors", description="Transport and HTTP errors"
         )
-        self.protocol_errors = meter.create_counter(
+        self._protocol_errors = meter.create_counter(
             "atif.judge.protocol.errors", description="Answers that are not a usable verdict"
         )
-        self.tokens = meter.create_counter(
+        self._tokens = meter.create_counter(
             "atif.judge.token.count", unit="{token}", description="Judge tokens by direction"
         )
 
+    def call(self) -> None:
+        self._calls.add(1, self.labels)
 
-def configure_exporter() -> bool:
-    """Export metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; True if configured."""
-    if not os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
-        return False
+    def success(self) -> None:
+        self._successes.add(1, self.labels)
+
+    def latency(self, milliseconds: float) -> None:
+        self._latency.record(milliseconds, self.labels)
+
+    def error(self, kind: str) -> None:
+        self._errors.add(1, {**self.labels, "error.type": kind})
+
+    def protocol_error(self, kind: str) -> None:
+        self._protocol_errors.add(1, {**self.labels, "error.type": kind})
+
+    def tokens(self, input_tokens: int, output_tokens: int) -> None:
+        self._tokens.add(input_tokens, {**self.labels, "direction": "input"})
+        self._tokens.add(output_tokens, {**self.labels, "direction": "output"})
+
+
+def _warn_on_stderr(text: str) -> None:
+    import sys
+
+    print(f"warning: {text}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def exporting(warn: Warn = _warn_on_stderr) -> Iterator[None]:
+    """Export the metrics measured inside over OTLP, if the environment asks for it; send
+    them when the block ends (within EXPORT_TIMEOUT or the environment's timeout)."""
+    provider = _provider(warn)
+    if provider is None:
+        yield
+        return
+    quiet = _OneWarning(warn, redact_endpoint(_endpoint()))
+    otel = logging.getLogger("opentelemetry")
+    saved = (otel.handlers[:], otel.propagate)
+    otel.handlers[:] = [quiet]
+    otel.propagate = False  # the SDK's retries and failures: one line of ours, not many
     try:
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+        yield
+    finally:
+        try:
+            provider.shutdown()
+        finally:
+            otel.handlers[:], otel.propagate = saved
+
+
+def _endpoint() -> str:
+    return (
+        os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or ""
+    )
+
+
+def _provider(warn: Warn) -> Any:
+    """A meter provider exporting over OTLP, made the global one; None when the
+    environment asks for none or it cannot be made (said in one warning)."""
+    endpoint = _endpoint()
+    if not endpoint:
+        return None
+    protocol = (
+        os.environ.get("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")
+        or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+        or "http/protobuf"
+    ).lower()
+    timeout = float(
+        os.environ.get("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT")
+        or EXPORT_TIMEOUT
+    )
+    try:
+        if protocol == "grpc":
+            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
+                OTLPMetricExporter,
+            )
+        elif protocol == "http/protobuf":
+            from opentelemetry.exporter.otlp.proto.http.metric_exporter import (  # type: ignore[assignment]
+                OTLPMetricExporter,
+            )
+        else:
+            warn(
+                f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol} is not one agentjudge exports with "
+                "(grpc, http/protobuf): no metrics are exported; the job goes on"
+            )
+            return None
     except ImportError:
-        raise UsageError(
-            "OTEL_EXPORTER_OTLP_ENDPOINT is set but the OTLP exporter is not installed: "
-            "pip install 'agentjudge[otlp]'"
-        ) from None
+        warn(
+            f"OpenTelemetry metrics are asked for ({protocol} to {redact_endpoint(endpoint)}) "
+            "but the OTLP "
+            "exporter is not installed (pip install 'agentjudge[otlp]'): no metrics are "
+            "exported; the job goes on"
+        )
+        return None
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
-    reader = PeriodicExportingMetricReader(OTLPMetricExporter())
-    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
-    return True
+    reader = PeriodicExportingMetricReader(
+        OTLPMetricExporter(timeout=timeout), export_timeout_millis=timeout * 1000
+    )
+    provider = MeterProvider(metric_readers=[reader])
+    metrics.set_meter_provider(provider)
+    return provider
+
+
+class _OneWarning(logging.Handler):
+    """The first failure the OpenTelemetry SDK logs, as one line; nothing after it."""
+
+    def __init__(self, warn: Warn, endpoint: str) -> None:
+        super().__init__(logging.WARNING)
+        self._warn = warn
+        self._endpoint = endpoint
+        self._said = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._said:
+            return
+        self._said = True
+        self._warn(
+            f"OpenTelemetry metrics could not be exported to {self._endpoint} (the collector "
+            "did not take them); the job goes on"
+        )

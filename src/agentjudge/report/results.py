@@ -88,12 +88,17 @@ def results_document(
         },
         "criteria": {
             "mode": criteria.mode,
+            "benchmark_name": config.benchmark_name,
+            "registry_version": criteria.registry_version,
             "rubric": criteria.rubric.model_dump(mode="json"),
             "references": sorted(criteria.references),
             "auto_derived": acc.auto_derived,
             "auto_fallbacks": acc.auto_fallbacks,
         },
-        "trajectories": [_tree(tree) for tree in result.trees],
+        "failure_categories": failure_categories(result.trees),
+        "incomplete": incomplete_nodes(result.trees),
+        "training_threshold": config.training_threshold,
+        "trajectories": [_tree(tree, config.training_threshold) for tree in result.trees],
     }
 
 
@@ -113,10 +118,58 @@ def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
     }
 
 
-def _tree(tree: TreeResult) -> dict[str, Any]:
+def failure_categories(trees: list[TreeResult]) -> dict[str, int]:
+    """Steps below the failure threshold, by category (`uncategorized` when the judge gave
+    none), across the collection."""
+    counts: dict[str, int] = {}
+    for tree in trees:
+        for details in tree.steps.values():
+            for step in details:
+                if step.categorization_status is not None:
+                    category = step.category or "uncategorized"
+                    counts[category] = counts.get(category, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def incomplete_nodes(trees: list[TreeResult]) -> list[dict[str, Any]]:
+    """Every node that makes its run incomplete, and why: failed or unscored itself, a
+    subagent omitted, or below it a node that is."""
+    out = []
+    for tree in trees:
+        nodes = {node.id: node for node in tree.root.walk()}
+        for agg in tree.aggregates:
+            if agg.complete and agg.status == "scored":
+                continue
+            node = nodes[agg.id]
+            if agg.status != "scored":
+                reason = f"{agg.status}: {agg.reason}" if agg.reason else agg.status
+            elif node.omitted:
+                reason = "omitted subagent: " + "; ".join(
+                    f"{o.target or o.ref_path} ({o.reason})" for o in node.omitted
+                )
+            else:
+                reason = "a subagent below it is incomplete"
+            out.append({"node": agg.id, "file": node.file, "depth": agg.depth, "reason": reason})
+    return out
+
+
+def training_eligible(tree: TreeResult, threshold: float) -> bool:
+    """A root whose subtree is scored, complete, and at or above `threshold`."""
+    root = tree.aggregates[0]
+    return (
+        root.status == "scored"
+        and root.complete
+        and root.aggregate is not None
+        and root.aggregate >= threshold
+    )
+
+
+def _tree(tree: TreeResult, training_threshold: float | None) -> dict[str, Any]:
     nodes = {node.id: node for node in tree.root.walk()}
+    eligible = None if training_threshold is None else training_eligible(tree, training_threshold)
     return {
         "root": tree.root.id,
+        "training_eligible": eligible,
         "nodes": [
             _node(nodes[a.id], a, tree.steps.get(a.id, []), tree.criteria.get(a.id, ()))
             for a in tree.aggregates

@@ -32,6 +32,7 @@ class ScoreConfig(BaseModel):
     rubric: str | dict[str, Any] | None = None
     reference_registry_path: str | None = None
     reference_rubric: str = "default"
+    benchmark_name: str | None = None  # scoring_mode benchmark: a built-in benchmark rubric
     scored_frames: Literal["all", "agent"] = "all"
     context_steps: Positive = 6
     subagent_aggregation: AggregationMode = "flat"
@@ -49,6 +50,8 @@ class ScoreConfig(BaseModel):
     max_steps_per_trajectory: Positive = _LIMITS.max_steps_per_trajectory
     max_total_steps: Positive = _LIMITS.max_total_steps
     fail_under: Unit | None = None
+    # roots at or above it (complete, not failed) are eligible as training data
+    training_threshold: Unit | None = None
     output: str = "agentjudge-results.json"
     cache: bool = True
     cache_path: str | None = None

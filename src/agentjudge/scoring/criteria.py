@@ -5,7 +5,9 @@
 - `reference`: a registry file of named rubrics whose reference answers are chosen by
   `extra.reference_id`, then `trajectory_id`, then `default`;
 - `auto`: the judge derives criteria from each distinct task instruction, once (the verdict
-  store keeps them across runs); an unusable answer falls back to the default rubric.
+  store keeps them across runs); an unusable answer falls back to the default rubric;
+- `benchmark`: the built-in rubric of a well-known benchmark (`benchmark_name`, see
+  `benchmarks.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from agentjudge.errors import UsageError
 MAX_RUBRIC_BYTES = 16 * 1024
 M = TypeVar("M", bound=BaseModel)
 Aggregation = Literal["weighted_mean", "mean", "minimum"]
-ScoringMode = Literal["default", "custom", "reference", "auto"]
+ScoringMode = Literal["default", "custom", "reference", "auto", "benchmark"]
 
 
 class Criterion(BaseModel):
@@ -114,6 +116,7 @@ class Criteria(BaseModel):
     mode: ScoringMode
     rubric: Rubric
     references: dict[str, str] = {}
+    registry_version: str | None = None  # of the built-in benchmark rubrics, when used
 
     def reference_for(self, reference_id: str | None, trajectory_id: str | None) -> str | None:
         """The reference answer: by `extra.reference_id`, then `trajectory_id`, then
@@ -131,8 +134,25 @@ def resolve_criteria(
     rubric: Path | str | dict[str, Any] | None = None,
     registry: Path | str | None = None,
     reference_rubric: str = "default",
+    benchmark_name: str | None = None,
 ) -> Criteria:
     """Validate and resolve the criteria before any judge call; `UsageError` names the fix."""
+    if benchmark_name is not None and mode != "benchmark":
+        raise UsageError(
+            f"benchmark_name was given but scoring_mode is {mode!r}: use scoring_mode benchmark"
+        )
+    if mode == "benchmark":
+        from agentjudge.scoring.benchmarks import BENCHMARK_REGISTRY_VERSION, BENCHMARK_RUBRICS
+
+        names = ", ".join(BENCHMARK_RUBRICS)
+        if benchmark_name is None:
+            raise UsageError(f"scoring_mode 'benchmark' needs benchmark_name: one of {names}")
+        chosen = BENCHMARK_RUBRICS.get(benchmark_name)
+        if chosen is None:
+            raise UsageError(
+                f"benchmark_name {benchmark_name!r} is not built in: use one of {names}"
+            )
+        return Criteria(mode=mode, rubric=chosen, registry_version=BENCHMARK_REGISTRY_VERSION)
     if mode in ("default", "auto"):
         if rubric is not None:
             raise UsageError(

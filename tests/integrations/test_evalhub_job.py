@@ -1,0 +1,102 @@
+"""An eval-hub job's parameters as the eval-hub-contrib `atif` provider names them: every
+one our provider YAMLs list is taken, with the contrib defaults; others are refused. The
+adapter end to end: tests/e2e/test_evalhub.py."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agentjudge.errors import UsageError
+from tests.conftest import REPO
+
+with warnings.catch_warnings():  # eval-hub-sdk still uses pydantic's class-based config
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from evalhub.adapter import JobSpec
+
+    from agentjudge.integrations.evalhub import job_config
+
+SAMPLES: dict[str, Any] = {
+    "trajectory_path": "/data/runs",
+    "scoring_mode": "benchmark",
+    "benchmark_name": "terminal-bench",
+    "custom_rubric": {"criteria": [{"name": "ok", "description": "it is ok"}]},
+    "custom_rubric_path": "rubric.yaml",
+    "reference_registry_path": "registry.yaml",
+    "reference_rubric": "default",
+    "training_threshold": 0.8,
+    "scored_frames": "agent",
+    "subagent_aggregation": "hierarchical",
+    "failure_threshold": 0.4,
+    "completion_threshold": 0.6,
+    "max_subagent_depth": 2,
+    "partial_result_policy": "skip_failed_trajectory",
+    "concurrency_limit": 8,
+    "judge_timeout_seconds": 20.0,
+    "judge_max_attempts": 4,
+    "judge_initial_backoff_seconds": 0.2,
+    "max_judge_requests": 1000,
+    "max_file_bytes": 1000000,
+    "max_trajectory_files": 100,
+    "max_steps_per_trajectory": 50,
+    "max_total_steps": 500,
+}
+
+
+def spec(parameters: dict[str, Any]) -> JobSpec:
+    return JobSpec(
+        id="job-1",
+        provider_id="atif",
+        benchmark_id="atif_trajectory_default",
+        benchmark_index=0,
+        model={"url": "http://127.0.0.1:9/v1", "name": "judge"},
+        parameters=parameters,
+        callback_url="http://127.0.0.1:9",
+    )
+
+
+@pytest.mark.parametrize("provider", ["atif.yaml", "agentjudge.yaml"])
+def test_every_listed_parameter_is_taken(provider: str, tmp_path: Path) -> None:
+    listed = yaml.safe_load((REPO / "deploy/evalhub/providers" / provider).read_text())
+    names = [p["name"] for p in listed["parameters"]]
+    assert sorted(names) == sorted(SAMPLES)
+    for name in names:
+        params = {name: SAMPLES[name]}
+        if name == "benchmark_name":
+            params["scoring_mode"] = "benchmark"
+        if name in ("custom_rubric", "custom_rubric_path"):
+            params["scoring_mode"] = "custom"
+        config = job_config(spec(params), tmp_path)
+        assert config.judge_url == "http://127.0.0.1:9/v1"
+
+
+def test_a_job_that_sets_nothing_is_scored_as_the_contrib_provider_scores_it(
+    tmp_path: Path,
+) -> None:
+    config = job_config(spec({}), tmp_path)
+    assert config.scoring_mode == "auto"
+    assert config.trajectory_path == ["/test_data/trajectory.json"]
+    assert config.output == str(tmp_path / "evaluation_results.json")
+
+
+def test_the_contrib_names_map_onto_ours(tmp_path: Path) -> None:
+    config = job_config(
+        spec({"scoring_mode": "custom", "custom_rubric_path": "r.yaml", "training_threshold": 0.7}),
+        tmp_path,
+    )
+    assert (config.rubric, config.training_threshold) == ("r.yaml", 0.7)
+    benchmark = job_config(
+        spec({"scoring_mode": "benchmark", "benchmark_name": "humaneval"}), tmp_path
+    )
+    assert benchmark.benchmark_name == "humaneval"
+
+
+def test_an_unknown_parameter_is_still_an_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="trainng_threshold: unknown parameter"):
+        job_config(spec({"trainng_threshold": 0.5}), tmp_path)
+    with pytest.raises(UsageError, match="'judge_url' is set by eval-hub"):
+        job_config(spec({"judge_url": "http://elsewhere/v1"}), tmp_path)
