@@ -20,7 +20,7 @@ from agentjudge.report.results import results_document
 from agentjudge.report.training import Selection, manifest_path, training_manifests
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
-from agentjudge.scoring.job import JobResult, ScoringJob
+from agentjudge.scoring.job import JobResult, ScoringJob, load_roots
 
 # (roots, steps to judge, the job) -> a callback taking the steps judged so far
 Progress = Callable[[list[Node], int, JudgeClient], Callable[[int], None]]
@@ -79,31 +79,34 @@ def score_trajectories(
     if provider.min_timeout is not None:  # e.g. a judge on this machine's CPU
         timeout = max(timeout, provider.min_timeout)
     store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
-    client = JudgeClient(
-        provider,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_attempts=config.judge_max_attempts,
-        initial_backoff=config.judge_initial_backoff_seconds,
-        max_requests=config.max_judge_requests,
-        store=store,
-        on_note=on_note,
-        metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
-    )
-    job = ScoringJob(config, criteria, client)
-    roots = job.load()
-    if on_loaded is not None:
-        on_loaded(len(roots))
-    if progress is not None:
-        job.on_step = progress(roots, job.steps_to_judge(roots), client)
-
-    async def go() -> JobResult:
-        async with provider.serving(), client:  # an embedded judge's server lives this long
-            return await job.run(roots)
-
     try:
+        roots = load_roots(config)
+        if on_loaded is not None:
+            on_loaded(len(roots))
         # after loading: the exporter's thread would make loading's workers use forkserver
-        with exporting():
+        with exporting() as meter:
+            client = JudgeClient(
+                provider,
+                concurrency=concurrency,
+                timeout=timeout,
+                max_attempts=config.judge_max_attempts,
+                retry_budget=config.judge_retry_budget_seconds,
+                initial_backoff=config.judge_initial_backoff_seconds,
+                max_requests=config.max_judge_requests,
+                store=store,
+                meter=meter,
+                on_note=on_note,
+                metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
+            )
+            job = ScoringJob(config, criteria, client)
+            if progress is not None:
+                job.on_step = progress(roots, job.steps_to_judge(roots), client)
+
+            async def go() -> JobResult:
+                # an embedded judge's server lives this long
+                async with provider.serving(), client:
+                    return await job.run(roots)
+
             result = run_judging(go())
     finally:
         if store is not None:

@@ -180,7 +180,12 @@ def score(
         float | None, _opt("--judge-timeout-seconds", "Per call [30].")
     ] = None,
     judge_max_attempts: Annotated[
-        int | None, _opt("--judge-max-attempts", "Attempts per call [3].")
+        int | None,
+        _opt("--judge-max-attempts", "Failures a call may meet (5xx, drops, timeouts) [3]."),
+    ] = None,
+    judge_retry_budget_seconds: Annotated[
+        float | None,
+        _opt("--judge-retry-budget-seconds", "Time a call may wait out rate limits [300]."),
     ] = None,
     judge_initial_backoff_seconds: Annotated[
         float | None, _opt("--judge-initial-backoff-seconds", "[0.5].")
@@ -278,6 +283,7 @@ def score(
         "concurrency_limit": concurrency_limit,
         "judge_timeout_seconds": judge_timeout_seconds,
         "judge_max_attempts": judge_max_attempts,
+        "judge_retry_budget_seconds": judge_retry_budget_seconds,
         "judge_initial_backoff_seconds": judge_initial_backoff_seconds,
         "max_judge_requests": max_judge_requests,
         "max_file_bytes": max_file_bytes,

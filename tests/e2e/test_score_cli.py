@@ -521,3 +521,15 @@ def test_benchmark_mode_scores_on_the_built_in_rubric(tmp_path: Path, server: Ju
                     "mmlu", cwd=tmp_path)  # fmt: skip
     assert unknown.returncode == 3
     assert "benchmark_name 'mmlu' is not built in: use one of swe-bench-lite" in unknown.stderr
+
+
+def test_a_root_whose_subagent_went_unscored_is_no_training_data(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)
+    flags = ["--max-subagent-depth", "0", "--training-threshold", "0.1", "-o", "out.json"]
+    done = score(runs, *judge_flags(server), *flags, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # incomplete: the child is beyond the depth
+    document = results(tmp_path / "out.json")
+    assert document["trajectories"][0]["training_eligible"] is False
+    assert [n["reason"] for n in document["incomplete"]] == ["unscored: depth_limit"]

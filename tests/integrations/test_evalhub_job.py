@@ -38,6 +38,7 @@ SAMPLES: dict[str, Any] = {
     "concurrency_limit": 8,
     "judge_timeout_seconds": 20.0,
     "judge_max_attempts": 4,
+    "judge_retry_budget_seconds": 60.0,
     "judge_initial_backoff_seconds": 0.2,
     "max_judge_requests": 1000,
     "max_file_bytes": 1000000,
@@ -100,3 +101,31 @@ def test_an_unknown_parameter_is_still_an_error(tmp_path: Path) -> None:
         job_config(spec({"trainng_threshold": 0.5}), tmp_path)
     with pytest.raises(UsageError, match="'judge_url' is set by eval-hub"):
         job_config(spec({"judge_url": "http://elsewhere/v1"}), tmp_path)
+
+
+def test_a_null_is_not_set_as_the_contrib_provider_reads_it(tmp_path: Path) -> None:
+    config = job_config(
+        spec({"scoring_mode": None, "trajectory_path": None, "custom_rubric": None}), tmp_path
+    )
+    assert (config.scoring_mode, config.trajectory_path) == ("auto", ["/test_data/trajectory.json"])
+    config = job_config(
+        spec({"scoring_mode": "custom", "custom_rubric": None, "custom_rubric_path": "r.yaml"}),
+        tmp_path,
+    )
+    assert config.rubric == "r.yaml"
+
+
+def test_a_rubric_as_text_benchmark_names_and_rubric_sources(tmp_path: Path) -> None:
+    text = '{"criteria": [{"name": "ok", "description": "it is ok"}]}'
+    config = job_config(spec({"scoring_mode": "custom", "custom_rubric": text}), tmp_path)
+    assert config.rubric == {"criteria": [{"name": "ok", "description": "it is ok"}]}
+    named = job_config(
+        spec({"scoring_mode": "benchmark", "benchmark_name": " SWE-bench-lite "}), tmp_path
+    )
+    assert named.benchmark_name == "swe-bench-lite"
+    ignored = job_config(spec({"benchmark_name": "humaneval"}), tmp_path)  # auto mode
+    assert ignored.benchmark_name is None
+    with pytest.raises(UsageError, match="custom_rubric and custom_rubric_path both give"):
+        job_config(spec({"custom_rubric": text, "custom_rubric_path": "r.yaml"}), tmp_path)
+    with pytest.raises(UsageError, match="custom_rubric: a rubric as an object"):
+        job_config(spec({"scoring_mode": "custom", "custom_rubric": "just words"}), tmp_path)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from agentjudge.judge.limiter import AdaptiveLimit
 
 
@@ -45,15 +43,28 @@ def test_a_slot_granted_to_a_cancelled_waiter_is_passed_on() -> None:
     asyncio.run(go())
 
 
-def test_backs_off_on_429_and_recovers() -> None:
+def test_a_429_finds_the_capacity_and_demand_probes_for_more() -> None:
     async def go() -> None:
-        limit = AdaptiveLimit(64, decrease=0.5, cooldown=0.0)
-        await limit.acquire()
-        limit.release("rate_limited")
-        assert limit.limit == pytest.approx(32)
-        for _ in range(2000):
+        limit = AdaptiveLimit(16, cooldown=0.0)
+        for _ in range(5):
+            await limit.acquire()
+        limit.release("rate_limited")  # the server took the other 4
+        assert limit.limit == 4
+        for _ in range(4):
+            limit.release("ok")
+        # nobody waiting: successes do not raise the limit (nothing to learn)
+        for _ in range(100):
             await limit.acquire()
             limit.release("ok")
-        assert limit.limit == 64
+        assert limit.limit == 4
+
+        async def call() -> None:
+            await limit.acquire()
+            await asyncio.sleep(0)
+            limit.release("ok")
+
+        # calls queued for a slot: it grows, about +1 a round, up to the maximum
+        await asyncio.gather(*(call() for _ in range(2000)))
+        assert limit.limit == 16
 
     asyncio.run(go())

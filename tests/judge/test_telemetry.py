@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from agentjudge.errors import UsageError
 from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.secrets import load_api_key, redact_url
-from agentjudge.judge.telemetry import METRIC_NAMES, exporting
+from agentjudge.judge.telemetry import METRIC_NAMES, JudgeMetrics, exporting
 from agentjudge.testing import JudgeServer, Script
 from tests.judge.resume_worker import item_request
 
@@ -130,3 +131,32 @@ def test_api_key_from_file_or_environment(tmp_path: Path, monkeypatch: pytest.Mo
 def test_credentials_in_urls_are_masked() -> None:
     assert redact_url("https://user:pw@judge.example/v1") == "https://***@judge.example/v1"
     assert redact_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+
+
+def test_each_job_exports_with_a_provider_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.e2e.otlp import otlp_receiver
+
+    with otlp_receiver() as receiver:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        for job in ("first", "second"):  # two jobs in one process (a library's user)
+            with exporting() as meter:
+                assert meter is not None
+                JudgeMetrics(meter, {"job": job}).call()
+        jobs = {attrs["job"] for name, attrs in receiver.points if name == "atif.judge.call.count"}
+    assert jobs == {"first", "second"}
+
+
+@pytest.mark.parametrize(("value", "said"), [("10s", True), ("10000", False), ("-1", False)])
+def test_a_timeout_setting_never_breaks_the_job(
+    monkeypatch: pytest.MonkeyPatch, value: str, said: bool
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", value)
+    warnings: list[str] = []
+    started = time.monotonic()
+    with exporting(warnings.append):
+        pass  # nothing measured: nothing to send, however long the timeout
+    assert time.monotonic() - started < 5
+    assert bool(warnings) == said

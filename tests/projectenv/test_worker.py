@@ -71,6 +71,6 @@ def test_which_python_runs_the_project(tmp_path: Path, monkeypatch: pytest.Monke
     assert project_command(tmp_path) == ["uv", "run", "--quiet", "python"]
     monkeypatch.setattr("shutil.which", lambda name: None)
     assert project_command(tmp_path) == [str(tmp_path / ".venv" / "bin" / "python")]
-    # our own interpreter is not started again as the project's
+    # running in the project's own environment: that interpreter is this one
     monkeypatch.setattr(sys, "prefix", str(tmp_path / ".venv"))
-    assert project_command(tmp_path) is None
+    assert project_command(tmp_path) == [sys.executable]

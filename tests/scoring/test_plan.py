@@ -12,7 +12,7 @@ from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
-from agentjudge.scoring.job import ScoringJob
+from agentjudge.scoring.job import ScoringJob, load_roots
 from agentjudge.scoring.steps import FileCache, node_steps
 from tests.atif.docs import doc, step, write
 
@@ -43,7 +43,7 @@ def capture_job(folder: Path, **config: object) -> tuple[ScoringJob, list[httpx.
 def run(job: ScoringJob) -> None:
     async def go() -> None:
         async with job.client:
-            await job.run(job.load())
+            await job.run(load_roots(job.config))
 
     asyncio.run(go())
 

@@ -375,7 +375,7 @@ def _run_metrics(
             # an embedded judge's server, or the project's judge model, lives this long
             async with judge_provider.serving(), client:
                 stored = all(client.stored(r) for _, r in judge_items)
-                if judge_provider.quality_signal and not stored:
+                if judge_provider.preflight and not stored:
                     await _preflight(client)
                 custom = asyncio.ensure_future(run_custom(custom_items, root, process, judge_env))
                 judged = await run_judges(client, judge_items, advance)

@@ -102,7 +102,9 @@ def judge_spec(identity: JudgeIdentity, env: Mapping[str, str]) -> JudgeSpec:
     provider's judge."""
     name = (identity.provider or "").strip().lower()
     agent = (env.get("MODEL_PROVIDER") or "openai").strip().lower()
-    key = env.get("JUDGE_API_KEY") or env.get(SCAFFOLD_KEYS.get(name, "MODEL_API_KEY")) or None
+    # the scaffold's variable for its providers; ours (azure) find their own in build_provider
+    own = SCAFFOLD_KEYS.get(name)
+    key = env.get("JUDGE_API_KEY") or (env.get(own) if own else None) or None
     url = env.get("JUDGE_BASE_URL") or None
     if url is None and name in OPENAI_API_PROVIDERS:
         url = env.get("OPENAI_BASE_URL") or None

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from evalhub.adapter import (
     DefaultCallbacks,
     EvaluationResult,
@@ -96,14 +97,27 @@ class AgentJudgeAdapter(FrameworkAdapter):
 
 
 def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
-    """The scoring configuration of a job: its parameters, with its model as the judge."""
-    params: dict[str, Any] = {**JOB_DEFAULTS, **(spec.parameters or {})}
+    """The scoring configuration of a job: its parameters read as the contrib provider
+    reads them (a null is "not set"; one rubric source at most; a rubric given as text is
+    the rubric; `benchmark_name` in any case, and only for benchmark mode), with its model
+    as the judge."""
+    given = {k: v for k, v in (spec.parameters or {}).items() if v is not None}
+    params: dict[str, Any] = {**JOB_DEFAULTS, **given}
     provider_params = params.pop("provider_params", None) or {}
-    for alias in RUBRIC_ALIASES:
-        if alias in params:
-            params.setdefault("rubric", params.pop(alias))
-    if isinstance(provider_params, dict) and "rubric" in provider_params:
-        params.setdefault("rubric", provider_params["rubric"])
+    if isinstance(provider_params, dict) and provider_params.get("rubric") is not None:
+        params.setdefault("provider_params.rubric", provider_params["rubric"])
+    sources = [k for k in ("rubric", *RUBRIC_ALIASES, "provider_params.rubric") if k in params]
+    if len(sources) > 1:
+        raise UsageError(f"job parameters {' and '.join(sources)} both give a rubric: keep one")
+    if sources:
+        rubric = params.pop(sources[0])
+        if sources[0] == "custom_rubric" and isinstance(rubric, str):
+            rubric = _rubric_text(rubric)
+        params["rubric"] = rubric
+    if isinstance(params.get("benchmark_name"), str):
+        params["benchmark_name"] = params["benchmark_name"].strip().lower()
+    if params.get("scoring_mode") != "benchmark":
+        params.pop("benchmark_name", None)  # the contrib provider ignores it there too
     if isinstance(params.get("trajectory_path"), str):
         params["trajectory_path"] = [params["trajectory_path"]]
     for forced in ("judge", "judge_url", "judge_model", "judge_api_key_file", "output"):
@@ -116,6 +130,20 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
         output=str(output_dir / "evaluation_results.json"),
     )
     return load_config(None, params)
+
+
+def _rubric_text(text: str) -> dict[str, Any]:
+    """A rubric written as JSON or YAML text in `custom_rubric`."""
+    try:
+        rubric = yaml.safe_load(text)
+    except yaml.YAMLError:
+        rubric = None
+    if not isinstance(rubric, dict):
+        raise UsageError(
+            "job parameter custom_rubric: a rubric as an object, or as JSON or YAML text of "
+            "one (its file goes in custom_rubric_path)"
+        )
+    return rubric
 
 
 def job_results(spec: JobSpec, run: ScoreRun, seconds: float) -> JobResults:

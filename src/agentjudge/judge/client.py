@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.utils
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import httpx
 from opentelemetry.metrics import Meter
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-)
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from agentjudge.errors import JudgeError, ProtocolError
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
@@ -87,11 +84,60 @@ class JudgeOutcome:
 
 
 class _Retryable(Exception):
-    def __init__(self, kind: str, retry_after: float | None = None, message: str = "") -> None:
+    def __init__(
+        self,
+        kind: str,
+        retry_after: float | None = None,
+        message: str = "",
+        rate_limited: bool = False,
+    ) -> None:
         super().__init__(kind)
         self.kind = kind
         self.retry_after = retry_after
         self.message = message
+        self.rate_limited = rate_limited  # "wait and ask again", not a failure
+
+
+class _RetryPolicy:
+    """One call's retries. A rate limit (429, or 503 with Retry-After) is waited out, as long
+    as the server asks or with backoff, within `retry_budget` seconds from the first, and
+    spends no attempt; any other failure (5xx, a dropped connection, a timeout) spends one
+    of `max_attempts`, with exponential backoff and full jitter."""
+
+    def __init__(self, client: JudgeClient) -> None:
+        self._client = client
+        self._failures = 0
+        self._rate_limits = 0
+        self._deadline: float | None = None
+        self.delay = 0.0
+
+    def exhausted(self, exc: _Retryable) -> bool:
+        """Count `exc`; True when the call must give up, else `delay` is the wait."""
+        client = self._client
+        if exc.rate_limited:
+            self._rate_limits += 1
+            now = time.monotonic()
+            if self._deadline is None:
+                self._deadline = now + client.retry_budget
+            self.delay = self._backoff(self._rate_limits, exc)
+            return now + self.delay > self._deadline
+        self._failures += 1
+        self.delay = self._backoff(self._failures, exc)
+        return self._failures >= client.max_attempts
+
+    def stop(self, state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        assert isinstance(exc, _Retryable)
+        return self.exhausted(exc)
+
+    def _backoff(self, count: int, exc: _Retryable) -> float:
+        """Exponential backoff with full jitter after `count` such answers; a server's
+        Retry-After is honoured (with a little jitter so retries do not arrive together)."""
+        client = self._client
+        backoff = random.uniform(0, min(client.max_backoff, client.initial_backoff * 2**count))
+        if exc.retry_after is not None:
+            return exc.retry_after + backoff * 0.1
+        return backoff
 
 
 class _Refused(Exception):
@@ -105,7 +151,8 @@ class JudgeClient:
     provider: Provider
     concurrency: int = 16
     timeout: float = 60.0
-    max_attempts: int = 4
+    max_attempts: int = 4  # failures a call may meet (rate limits are not failures)
+    retry_budget: float = 300.0  # seconds a call may spend waiting out rate limits
     initial_backoff: float = 0.5
     max_backoff: float = 30.0
     max_requests: int | None = None
@@ -261,15 +308,16 @@ class JudgeClient:
             return await self._attempt(request)
         except _Retryable as exc:
             first = exc
-        if self.max_attempts < 2:
+        policy = _RetryPolicy(self)
+        if policy.exhausted(first):
             raise JudgeError(first.kind, first.message)
+        await asyncio.sleep(policy.delay)
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.max_attempts - 1),
-            wait=self._wait,
+            stop=policy.stop,
+            wait=lambda _: policy.delay,
             retry=retry_if_exception_type(_Retryable),
             reraise=True,
         )
-        await asyncio.sleep(self._delay(1, first))
         try:
             async for attempt in retrying:
                 with attempt:
@@ -278,19 +326,6 @@ class JudgeClient:
         except _Retryable as exc:
             raise JudgeError(exc.kind, exc.message) from None
         raise AssertionError("unreachable: tenacity returns or raises")
-
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        assert isinstance(exc, _Retryable)
-        return self._delay(state.attempt_number + 1, exc)
-
-    def _delay(self, failures: int, exc: _Retryable) -> float:
-        """Exponential backoff with full jitter after `failures` failures; a server's
-        Retry-After is honoured (with a little jitter so retries do not arrive together)."""
-        backoff = random.uniform(0, min(self.max_backoff, self.initial_backoff * 2**failures))
-        if exc.retry_after is not None:
-            return exc.retry_after + backoff * 0.1
-        return backoff
 
     async def _attempt(self, request: JudgeRequest) -> Answer:
         await self._limit.acquire()
@@ -339,7 +374,10 @@ class JudgeClient:
                 raise _Refused(kind)
             if self.provider.should_retry(status) == "no":
                 raise JudgeError(kind, message)
-            raise _Retryable(kind, _retry_after(response.headers), message)
+            wait = _retry_after(response.headers)
+            # a 503 that says when to come back is a rate limit as much as a 429 is
+            limited = status == 429 or (status == 503 and wait is not None)
+            raise _Retryable(kind, wait, message, rate_limited=limited)
         self.stats.successes += 1
         self._metrics.success()
         note = self.provider.accepted(http_request)
@@ -391,7 +429,7 @@ async def _read_capped(response: httpx.Response) -> bytes | None:
 
 def _retry_after(headers: httpx.Headers) -> float | None:
     """The wait a server asks for: `retry-after-ms` (Azure OpenAI's), else `Retry-After`
-    in seconds; at most two minutes."""
+    in seconds or as an HTTP date; at most two minutes."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)
         if value is None:
@@ -399,7 +437,18 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         try:
             seconds = float(value) * scale
         except ValueError:
-            continue
+            seconds = _seconds_until(value) if name == "retry-after" else float("nan")
         if seconds == seconds:  # not NaN
             return min(max(seconds, 0.0), 120.0)
     return None
+
+
+def _seconds_until(date: str) -> float:
+    """Seconds from now to an HTTP date (`Wed, 21 Oct 2026 07:28:00 GMT`); NaN if it is none."""
+    try:
+        when = email.utils.parsedate_to_datetime(date)
+    except (TypeError, ValueError):
+        return float("nan")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when - datetime.now(UTC)).total_seconds()

@@ -57,8 +57,12 @@ class FifoGate:
 class AdaptiveLimit(FifoGate):
     """At most `limit` requests in flight, `limit` moving between 1 and `maximum`.
 
-    A 429 cuts the limit by `decrease` (at most once per `cooldown` seconds, so one burst
-    of 429s counts once); each success adds 1/limit, about +1 per round of requests.
+    Every 429 brings the limit down to what the server was taking when it refused (the
+    calls in flight but that one), so a burst of refusals walks it down to the judge's
+    capacity as the refused calls come back; a 429 also cuts it by `decrease`, at most once
+    per `cooldown` seconds (one burst counts once), for servers shared with other clients.
+    While calls wait for a slot, each success adds 1/limit (about +1 per round of
+    requests), probing for more room; with none waiting the limit stays.
     """
 
     def __init__(self, maximum: int, decrease: float = 0.9, cooldown: float = 0.05) -> None:
@@ -74,10 +78,13 @@ class AdaptiveLimit(FifoGate):
 
     def release(self, outcome: Outcome) -> None:
         if outcome == "rate_limited":
+            # what the server took besides this call
+            limit = min(self.limit, float(self.in_flight - 1))
             now = time.monotonic()
             if now - self._last_cut >= self._cooldown:
-                self.limit = max(1.0, self.limit * self._decrease)
+                limit = min(limit, self.limit * self._decrease)
                 self._last_cut = now
-        elif outcome == "ok":
+            self.limit = max(1.0, limit)
+        elif outcome == "ok" and self._waiters:
             self.limit = min(float(self.maximum), self.limit + 1.0 / self.limit)
         self._give_back(1)

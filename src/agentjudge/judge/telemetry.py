@@ -32,6 +32,7 @@ METRIC_NAMES = (
 # Seconds one export may take when OTEL_EXPORTER_OTLP_TIMEOUT does not say (the SDK's 10 s
 # would hold the end of every job whose collector is down).
 EXPORT_TIMEOUT = 5.0
+MAX_EXPORT_TIMEOUT = 30.0
 Warn = Callable[[str], None]
 
 
@@ -87,25 +88,27 @@ def _warn_on_stderr(text: str) -> None:
 
 
 @contextlib.contextmanager
-def exporting(warn: Warn = _warn_on_stderr) -> Iterator[None]:
-    """Export the metrics measured inside over OTLP, if the environment asks for it; send
-    them when the block ends (within EXPORT_TIMEOUT or the environment's timeout)."""
-    provider = _provider(warn)
-    if provider is None:
-        yield
-        return
-    quiet = _OneWarning(warn, redact_endpoint(_endpoint()))
+def exporting(warn: Warn = _warn_on_stderr) -> Iterator[Meter | None]:
+    """A meter whose metrics are exported over OTLP, if the environment asks for it (else
+    None: the no-op meter); what it measured is sent when the block ends, within the
+    export timeout. Each job has a provider of its own: nothing global is set."""
     otel = logging.getLogger("opentelemetry")
     saved = (otel.handlers[:], otel.propagate)
-    otel.handlers[:] = [quiet]
-    otel.propagate = False  # the SDK's retries and failures: one line of ours, not many
+    # the SDK's retries and failures (and its complaints about settings): one line of ours
+    otel.handlers[:] = [_OneWarning(warn, redact_endpoint(_endpoint()))]
+    otel.propagate = False
     try:
-        yield
-    finally:
+        made = _provider(warn)
+        if made is None:
+            yield None
+            return
+        provider, timeout = made
         try:
-            provider.shutdown()
+            yield provider.get_meter("agentjudge")
         finally:
-            otel.handlers[:], otel.propagate = saved
+            provider.shutdown(timeout_millis=timeout * 1000)
+    finally:
+        otel.handlers[:], otel.propagate = saved
 
 
 def _endpoint() -> str:
@@ -116,9 +119,9 @@ def _endpoint() -> str:
     )
 
 
-def _provider(warn: Warn) -> Any:
-    """A meter provider exporting over OTLP, made the global one; None when the
-    environment asks for none or it cannot be made (said in one warning)."""
+def _provider(warn: Warn) -> tuple[Any, float] | None:
+    """A meter provider exporting over OTLP, and its export timeout in seconds; None when
+    the environment asks for none or it cannot be made (said in one warning)."""
     endpoint = _endpoint()
     if not endpoint:
         return None
@@ -127,11 +130,7 @@ def _provider(warn: Warn) -> Any:
         or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
         or "http/protobuf"
     ).lower()
-    timeout = float(
-        os.environ.get("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT")
-        or os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT")
-        or EXPORT_TIMEOUT
-    )
+    timeout = _timeout(warn)
     try:
         if protocol == "grpc":
             from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
@@ -161,9 +160,30 @@ def _provider(warn: Warn) -> Any:
     reader = PeriodicExportingMetricReader(
         OTLPMetricExporter(timeout=timeout), export_timeout_millis=timeout * 1000
     )
-    provider = MeterProvider(metric_readers=[reader])
-    metrics.set_meter_provider(provider)
-    return provider
+    return MeterProvider(metric_readers=[reader]), timeout
+
+
+def _timeout(warn: Warn) -> float:
+    """The export timeout in seconds, at most MAX_EXPORT_TIMEOUT. The specification gives
+    OTEL_EXPORTER_OTLP_TIMEOUT in milliseconds and Python's exporter reads seconds: a value
+    over 120 is taken as milliseconds. One that is not a number is warned about."""
+    name = (
+        "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT"
+        if os.environ.get("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT")
+        else "OTEL_EXPORTER_OTLP_TIMEOUT"
+    )
+    raw = os.environ.get(name)
+    if not raw:
+        return EXPORT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        warn(f"{name}={raw[:40]} is not a number: exporting with {EXPORT_TIMEOUT:g} s")
+        return EXPORT_TIMEOUT
+    if not value > 0:
+        return EXPORT_TIMEOUT
+    seconds = value / 1000 if value > 120 else value
+    return min(seconds, MAX_EXPORT_TIMEOUT)
 
 
 class _OneWarning(logging.Handler):

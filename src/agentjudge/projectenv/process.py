@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping
@@ -35,7 +36,7 @@ def project_command(root: Path) -> list[str] | None:
     for candidate in (root / ".venv" / "bin" / "python", root / ".venv" / "Scripts" / "python.exe"):
         if candidate.exists():
             if Path(sys.prefix).resolve() == (root / ".venv").resolve():
-                return None
+                return [sys.executable]  # we run in the project's own environment
             return [str(candidate)]
     return None
 
@@ -79,6 +80,9 @@ class ProjectProcess:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=log,
                 limit=STREAM_LIMIT,
+                # its own process group: `uv run` starts Python as a child, which must stop
+                # with it
+                start_new_session=True,
             )
         except OSError as exc:
             log.close()
@@ -115,15 +119,23 @@ class ProjectProcess:
     async def _read(self) -> None:
         stdout = self._process.stdout
         assert stdout is not None
-        while line := await stdout.readline():
-            answer = json.loads(line)
-            future = self._pending.get(answer.get("id"))
-            if future is not None and not future.done():
-                future.set_result(answer)
-        await self._process.wait()
-        for future in self._pending.values():  # the worker is gone: nobody will answer
-            if not future.done():
-                future.set_exception(self._died())
+        try:
+            while line := await stdout.readline():
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue  # not an answer of the worker's
+                key = answer.get("id") if isinstance(answer, dict) else None
+                if not isinstance(key, int):
+                    continue
+                future = self._pending.get(key)
+                if future is not None and not future.done():
+                    future.set_result(answer)
+            await self._process.wait()
+        finally:
+            for future in self._pending.values():  # nobody will answer them now
+                if not future.done():
+                    future.set_exception(self._died())
 
     def _died(self) -> UsageError:
         return UsageError(
@@ -145,11 +157,13 @@ class ProjectProcess:
         try:
             await asyncio.wait_for(self._process.wait(), STOP_GRACE)
         except (TimeoutError, asyncio.CancelledError):
-            # calls still running in it (or Ctrl-C): it goes now
-            with contextlib.suppress(ProcessLookupError):
-                self._process.kill()
+            # calls still running in it (or Ctrl-C): it goes now, with what it started
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signal.SIGKILL)
             await self._process.wait()
         finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signal.SIGKILL)  # `uv run`'s Python, say
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader

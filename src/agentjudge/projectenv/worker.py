@@ -147,23 +147,33 @@ def _unanswered(exc: BaseException) -> bool:
 
 def main() -> int:
     """Serve requests from stdin until it closes, `argv[1]` (default 16) at a time."""
+    # Answers go to a copy of stdout; file descriptor 1 itself now writes to stderr, so
+    # nothing the project's code prints (a subprocess, a C library) gets into them.
+    out: TextIO = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     sys.path.insert(0, str(Path.cwd()))
     with contextlib.suppress(ImportError):  # the scaffold depends on python-dotenv
         from dotenv import load_dotenv
 
         load_dotenv(Path.cwd() / ".env")  # never over what the environment already says
-    out: TextIO = sys.stdout
     lock = threading.Lock()
     judge = Judge()
 
     def answer(handler: Callable[[dict[str, Any]], dict[str, Any]], item: dict[str, Any]) -> None:
-        line = json.dumps(handler(item), default=str) + "\n"
+        try:
+            result = handler(item)
+        except BaseException as exc:  # sys.exit() in a metric too: every request is answered
+            result = {"id": item.get("id"), "error": f"{type(exc).__name__}: {exc}"}
+        line = json.dumps(result, default=str) + "\n"
         with lock:
             out.write(line)
             out.flush()
 
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else 16
-    with contextlib.redirect_stdout(sys.stderr), ThreadPoolExecutor(workers) as pool:
+    # judge calls apart from custom metrics: a slow metric never holds a judge call (whose
+    # deadline is running) in a queue
+    with ThreadPoolExecutor(workers) as judging, ThreadPoolExecutor(workers) as metrics:
         for line in sys.stdin:
             if not line.strip():
                 continue
@@ -172,9 +182,9 @@ def main() -> int:
             if kind == "build":  # before any judge call: answered at once, in order
                 answer(judge.build, item)
             elif kind == "judge":
-                pool.submit(answer, judge.invoke, item)
+                judging.submit(answer, judge.invoke, item)
             else:
-                pool.submit(answer, run_custom, item)
+                metrics.submit(answer, run_custom, item)
     return 0
 
 

@@ -154,14 +154,11 @@ def incomplete_nodes(trees: list[TreeResult]) -> list[dict[str, Any]]:
 
 
 def training_eligible(tree: TreeResult, threshold: float) -> bool:
-    """A root whose subtree is scored, complete, and at or above `threshold`."""
+    """A root whose every node was scored completely (none failed, unscored, say beyond
+    the depth limit, or omitted) and whose aggregate is at or above `threshold`."""
     root = tree.aggregates[0]
-    return (
-        root.status == "scored"
-        and root.complete
-        and root.aggregate is not None
-        and root.aggregate >= threshold
-    )
+    whole = all(a.status == "scored" and a.complete for a in tree.aggregates)
+    return whole and root.aggregate is not None and root.aggregate >= threshold
 
 
 def _tree(tree: TreeResult, training_threshold: float | None) -> dict[str, Any]:

@@ -42,7 +42,8 @@ class ScoreConfig(BaseModel):
     partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"
     concurrency_limit: Positive = 16
     judge_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
-    judge_max_attempts: Positive = 3
+    judge_max_attempts: Positive = 3  # failures a call may meet; rate limits are not ones
+    judge_retry_budget_seconds: Annotated[float, Field(ge=0)] = 300.0  # waiting out 429s
     judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = 0.5
     max_judge_requests: Positive | None = None
     max_file_bytes: Positive = _LIMITS.max_file_bytes

@@ -103,6 +103,11 @@ class _FailFast(Exception):
         self.message = message
 
 
+def load_roots(config: ScoreConfig) -> list[Node]:
+    """Every root tree of a job (validated and linked), before any judge call."""
+    return list(load_trees(config.trajectory_path, config.limits()))
+
+
 @dataclass
 class ScoringJob:
     """One run of `agentjudge score` (or the eval-hub adapter) over a collection."""
@@ -120,10 +125,6 @@ class ScoringJob:
         if system is None:
             system = self._systems[rubric] = system_prompt(rubric)
         return system
-
-    def load(self) -> list[Node]:
-        """Every root tree (validated and linked) before any judge call."""
-        return list(load_trees(self.config.trajectory_path, self.config.limits()))
 
     def steps_to_judge(self, roots: Sequence[Node]) -> int:
         """How many steps the job will go through (the progress bar's total; with

@@ -69,7 +69,9 @@ class Script:
 
     latency: float = 0.0
     capacity: int | None = None
-    retry_after: float = 0.05
+    retry_after: float = 0.05  # the Retry-After of a 429 (a scripted one, or over capacity)
+    # the Retry-After of a scripted 5xx (most servers send none; some 503s do)
+    retry_after_5xx: float | None = None
     faults: dict[Fault, float] = field(default_factory=dict)
     fail_first: int = 0
     fail_first_fault: Fault = "500"
@@ -274,7 +276,8 @@ class JudgeServer:
             # nothing reaches the client: the connection is gone
             return web.Response(status=499)
         failure = self.dialect.error(int(fault), f"scripted {fault}")
-        return _respond(failure, retry_after=self.script.retry_after)
+        wait = self.script.retry_after if fault == "429" else self.script.retry_after_5xx
+        return _respond(failure, retry_after=wait)
 
     def _record(self, call: _Call, arrival: int, outcome: str, status: int) -> None:
         if not self.keep_log:

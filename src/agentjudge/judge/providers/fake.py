@@ -27,6 +27,7 @@ class FakeJudge(OpenAICompatible):
 
     name: str = "fake"
     quality_signal: ClassVar[bool] = False
+    preflight: ClassVar[bool] = False
     notice = FAKE_NOTICE
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_object_schema",)
 

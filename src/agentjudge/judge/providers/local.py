@@ -82,6 +82,7 @@ class LocalJudge(OpenAICompatible):
 
     name: str = "local"
     notice = LOCAL_NOTICE
+    preflight: ClassVar[bool] = False
     max_concurrency = 1  # the server answers one request at a time; more would only queue
     # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once
     min_timeout = CALL_TIMEOUT

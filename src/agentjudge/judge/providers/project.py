@@ -20,6 +20,7 @@ import orjson
 
 from agentjudge.errors import UsageError
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
+from agentjudge.judge.secrets import redact
 from agentjudge.projectenv.process import ProjectProcess
 
 
@@ -57,10 +58,10 @@ class ProjectJudge(OpenAICompatible):
             {"kind": "build", "provider": self.name, "model": self.model, "package": self.package}
         )
         if built.get("error"):
+            said = " ".join(redact(str(built["error"])).split())[:300]
             raise UsageError(
                 f"the project's judge ({self.name}/{self.model or '?'}, from "
-                f"{self.package}.app_utils.model.get_judge_model()) could not be built: "
-                f"{str(built['error'])[:300]}"
+                f"{self.package}.app_utils.model.get_judge_model()) could not be built: {said}"
             )
         yield
 
