@@ -79,6 +79,9 @@ def score_trajectories(
     if provider.min_timeout is not None:  # e.g. a judge on this machine's CPU
         timeout = max(timeout, provider.min_timeout)
     store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
+    damage = store.damage_line() if store is not None else None
+    if damage is not None and on_note is not None:
+        on_note(damage)
     try:
         roots = load_roots(config)
         if on_loaded is not None:
@@ -95,6 +98,7 @@ def score_trajectories(
                 max_requests=config.max_judge_requests,
                 store=store,
                 meter=meter,
+                ca_bundle=config.judge_ca_bundle,
                 on_note=on_note,
                 metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
             )

@@ -38,6 +38,9 @@ from agentjudge.report.files import check_writable
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 from agentjudge.scoring.config import ScoreConfig, load_config
 
+# error kinds of calls that got no answer at all (every other kind is the server's)
+LOST_CALLS = frozenset({"transport_error", "timeout"})
+
 if TYPE_CHECKING:
     from agentjudge.judge.client import JudgeClient
 
@@ -187,6 +190,13 @@ def score(
         float | None,
         _opt("--judge-retry-budget-seconds", "Time a call may wait out rate limits [300]."),
     ] = None,
+    judge_retry_round_pause_seconds: Annotated[
+        float | None,
+        _opt(
+            "--judge-retry-round-pause-seconds",
+            "Pause before failed steps get their second round [5].",
+        ),
+    ] = None,
     judge_initial_backoff_seconds: Annotated[
         float | None, _opt("--judge-initial-backoff-seconds", "[0.5].")
     ] = None,
@@ -242,6 +252,13 @@ def score(
     judge_api_version: Annotated[
         str | None, _opt("--judge-api-version", "Azure OpenAI api-version [2024-10-21].")
     ] = None,
+    judge_ca_bundle: Annotated[
+        str | None,
+        _opt(
+            "--judge-ca-bundle",
+            "CA certificates (PEM) of an HTTPS judge (default: the system's).",
+        ),
+    ] = None,
     judge_reasoning_effort: Annotated[
         str | None,
         _opt("--judge-reasoning-effort", "Reasoning models: none | minimal | low | medium | high."),
@@ -284,6 +301,7 @@ def score(
         "judge_timeout_seconds": judge_timeout_seconds,
         "judge_max_attempts": judge_max_attempts,
         "judge_retry_budget_seconds": judge_retry_budget_seconds,
+        "judge_retry_round_pause_seconds": judge_retry_round_pause_seconds,
         "judge_initial_backoff_seconds": judge_initial_backoff_seconds,
         "max_judge_requests": max_judge_requests,
         "max_file_bytes": max_file_bytes,
@@ -299,6 +317,7 @@ def score(
         "judge_model": judge_model,
         "judge_api_key_file": judge_api_key_file,
         "judge_api_version": judge_api_version,
+        "judge_ca_bundle": judge_ca_bundle,
         "judge_reasoning_effort": judge_reasoning_effort,
     }
     config = load_config(config_file, overrides)
@@ -447,8 +466,12 @@ def run_score(
     error = document["error"]
     if error and error.get("message"):
         console.print(f"error: {error['type']}: {error['message']}", markup=False, highlight=False)
+    if not quiet and document["step_errors"] and not error:
+        kinds = ", ".join(f"{kind} ({count})" for kind, count in document["step_errors"].items())
+        console.print(f"steps the judge gave no verdict for: {kinds}", highlight=False)
     endpoint = document["judge"].get("endpoint")
-    if stats.calls and not stats.successes and endpoint and not (error and error.get("message")):
+    unanswered = not error or str(error.get("message")).split(":")[0] in LOST_CALLS
+    if stats.calls and not stats.successes and endpoint and unanswered:
         console.print(
             f"error: none of {stats.calls} judge calls got an answer from {endpoint}; "
             "check --judge-url and that the server is up",

@@ -79,6 +79,10 @@ def grade_command(
     judge_call_timeout: Annotated[
         float, typer.Option(min=1, help="Seconds one attempt of one judge call may take.")
     ] = DEFAULT_JUDGE_CALL_TIMEOUT,
+    judge_ca_bundle: Annotated[
+        str | None,
+        typer.Option(help="CA certificates (PEM) of an HTTPS judge (default: the system's)."),
+    ] = None,
     junit: Annotated[
         Path | None, typer.Option(help="Also write JUnit XML here (one testcase per case).")
     ] = None,
@@ -114,6 +118,7 @@ def grade_command(
         judge_model=judge_model,
         judge_timeout=judge_timeout,
         judge_call_timeout=judge_call_timeout,
+        judge_ca_bundle=judge_ca_bundle,
         concurrency=concurrency,
         cache=not no_cache,
     )

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -49,6 +50,8 @@ def judge_flags(server: JudgeServer) -> list[str]:
         "judge",
         "--judge-initial-backoff-seconds",
         "0.01",
+        "--judge-retry-round-pause-seconds",
+        "0.1",
     ]
 
 
@@ -207,6 +210,9 @@ def test_step_judge_error_fail_fast_and_skip(tmp_path: Path, server: JudgeServer
     assert (failed_root["status"], failed_root["reason"]) == ("failed", "judge_error")
     assert failed_root["steps"][1]["error"] == "http_503"
     assert failed_root["steps"][1]["error_message"] == "scripted 503"
+    # which error, under this policy too, in the results and on the console
+    assert data["step_errors"] == {"http_503": 1}
+    assert "steps the judge gave no verdict for: http_503 (1)" in kept.stderr
 
 
 def test_all_roots_failed_fails_whatever_the_policy(tmp_path: Path, server: JudgeServer) -> None:
@@ -533,3 +539,181 @@ def test_a_root_whose_subagent_went_unscored_is_no_training_data(
     document = results(tmp_path / "out.json")
     assert document["trajectories"][0]["training_eligible"] is False
     assert [n["reason"] for n in document["incomplete"]] == ["unscored: depth_limit"]
+
+
+def test_damaged_store_records_are_judged_again(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    first = score(runs, *judge_flags(server), "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT key, record FROM verdicts ORDER BY key").fetchall()
+        assert len(rows) == 6  # 5 steps and 1 categorization
+        damaged = [
+            "{not json",
+            json.dumps({**json.loads(rows[1][1]), "version": 99}),
+            json.dumps({**json.loads(rows[2][1]), "score": 7.5}),
+            json.dumps({**json.loads(rows[3][1]), "score": -3}),
+            json.loads(rows[4][1]) | {"score": float("nan")},
+            json.dumps({**json.loads(rows[5][1]), "reasoning": "x" * 10_000_000}),
+        ]
+        damaged[4] = json.dumps(damaged[4])  # NaN, as json writes it
+        for (key, _), record in zip(rows, damaged, strict=True):
+            db.execute("UPDATE verdicts SET record = ? WHERE key = ?", (record, key))
+    calls = len(server.log)
+    again = score(runs, *judge_flags(server), "-o", "b.json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(server.log) == calls + 6  # every damaged record judged again
+    assert results(tmp_path / "b.json")["metrics"] == results(tmp_path / "a.json")["metrics"]
+    assert results(tmp_path / "b.json")["judge"]["store_rejected"] == 6
+    warnings = [line for line in again.stderr.splitlines() if "could not be used" in line]
+    assert len(warnings) == 1
+    assert (tmp_path / "b.json").stat().st_size < 100_000
+    third = score(runs, *judge_flags(server), "-o", "c.json", cwd=tmp_path)
+    assert len(server.log) == calls + 6  # repaired: the third run is served from the store
+    assert results(tmp_path / "c.json")["judge"]["store_rejected"] == 0
+    assert third.returncode == 0
+
+
+def test_a_cache_that_is_not_a_store_is_refused_untouched(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", doc(2))
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a verdict store\n")
+    done = score(tmp_path / "a.json", "--judge", "fake", "--cache", notes, cwd=tmp_path)
+    assert done.returncode == 3
+    assert done.stderr.strip() == (
+        f"error: {notes}: not a verdict store (not an SQLite database), left untouched: give "
+        "--cache a path of its own, or --no-cache"
+    )
+    assert notes.read_text() == "my notes, not a verdict store\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "notes.txt"]
+
+
+def test_two_runs_at_once_share_one_store(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    for i in range(8):
+        document = doc(12)
+        for step in document["steps"][1:]:
+            step["message"] = f"t{i} s{step['step_id']} [[score=0.{(i + step['step_id']) % 10}]]"
+        write(runs / f"t{i}.json", document)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["AGENTJUDGE_CACHE_DIR"] = str(tmp_path / "cache")
+    with JudgeServer(Script(latency=0.01)) as judge:
+        flags = [*judge_flags(judge), "--quiet"]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "agentjudge", "score", str(runs), *flags, "-o", out],
+                cwd=tmp_path,
+                env=env,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for out in ("a.json", "b.json")
+        ]
+        for proc in procs:
+            _, stderr = proc.communicate(timeout=100)
+            assert proc.returncode == 0, stderr
+        solo = score(runs, *judge_flags(judge), "--no-cache", "-o", "solo.json", cwd=tmp_path)
+        assert solo.returncode == 0, solo.stderr
+    expected = results(tmp_path / "solo.json")["metrics"]
+    assert results(tmp_path / "a.json")["metrics"] == expected
+    assert results(tmp_path / "b.json")["metrics"] == expected
+    with sqlite3.connect(tmp_path / "cache" / "verdicts.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        # every distinct request once (the user steps' requests are alike), none lost
+        assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 8 * 11 + 1
+
+
+def test_steps_that_ran_out_of_retries_get_a_second_round(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    # every request fails its first 3 arrivals: 2 attempts fail, and later 1 fails, 1 passes
+    with JudgeServer(Script(fail_first=3, fail_first_fault="500")) as judge:
+        flags = [*judge_flags(judge), "--judge-max-attempts", "2", "-o", "out.json"]
+        done = score(runs, *flags, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    document = results(tmp_path / "out.json")
+    assert document["metrics"]["atif_overall_score"] == pytest.approx((0.5 + 0.7) / 2)
+    # the 5 steps' scoring calls, and the categorization of the step below the threshold
+    assert document["judge"]["second_round"] == {"steps": 6, "recovered": 6}
+    assert document["metrics"]["atif_failure_categorization_rate"] == 1.0
+    assert document["failure_categories"] == {"context_loss": 1}
+
+
+@pytest.mark.parametrize("after", [0.4, 0.9])
+def test_kill_9_then_the_same_command_repeats_only_calls_in_flight(
+    tmp_path: Path, after: float
+) -> None:
+    runs = tmp_path / "runs"
+    for index in range(20):  # 400 steps, some below the threshold (categorized too)
+        document = doc(20)
+        for step in document["steps"][1:]:
+            step["message"] = (
+                f"t{index} s{step['step_id']} [[score=0.{(index + step['step_id']) % 10}]]"
+                " [[category=context_loss]]"  # categorization answers are valid, never retried
+            )
+        write(runs / f"t{index}.json", document)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["AGENTJUDGE_CACHE_DIR"] = str(tmp_path / "cache")
+    with JudgeServer(Script(latency=0.05)) as judge:  # ~2 s of calls: killed part way
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(judge),
+            "--quiet", "-o", "out.json",
+        ]  # fmt: skip
+        killed = subprocess.Popen(command, cwd=tmp_path, env=env)
+        deadline = time.monotonic() + 30
+        while len(judge.log) < 50 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(after)
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(30)
+        before = len(judge.log)
+        assert not (tmp_path / "out.json").exists()
+        assert subprocess.run(command, cwd=tmp_path, env=env, timeout=110).returncode == 0
+        digests = [r.body_sha256 for r in judge.log]  # both runs' calls
+        clean = score(runs, *judge_flags(judge), "--no-cache", "-o", "clean.json", cwd=tmp_path)
+        assert clean.returncode == 0
+    repeated = len(digests) - len(set(digests))
+    # at most the calls in flight (16) and those answered within the store's commit window
+    assert repeated <= 16 + 32, (repeated, before)
+    assert before < len(digests)  # it was killed part way
+    got, expected = results(tmp_path / "out.json"), results(tmp_path / "clean.json")
+    assert got["metrics"] == expected["metrics"]
+    assert got["run_metadata"]["atif_complete"] is True
+
+
+def test_trees_waiting_on_a_judge_that_never_answers_do_not_hold_up_the_rest(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    for index in range(12):  # 16 steps each; 8 calls at once plan 64 steps: four trees
+        document = doc(16)
+        for step in document["steps"]:
+            step["message"] = f"t{index} s{step['step_id']} [[score=0.9]]"
+        if index < 4:  # the first four trees admitted each wait on a call never answered
+            # (the last step: the next steps' requests would quote the marker as context)
+            document["steps"][-1]["message"] += " [[fault=hang]]"
+        write(runs / f"t{index:02}.json", document)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["AGENTJUDGE_CACHE_DIR"] = str(tmp_path / "cache")
+    with JudgeServer(Script(hang_seconds=600)) as judge:
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(judge),
+            "--concurrency-limit", "8", "--judge-timeout-seconds", "100", "--quiet",
+            "-o", "out.json",
+        ]  # fmt: skip
+        running = subprocess.Popen(command, cwd=tmp_path, env=env)
+        try:
+            # every other step is judged while those four calls are still in flight (a
+            # tree holding its whole share of the budget would stall the run for 100 s)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                answered = sum(r.outcome == "ok" for r in judge.log)
+                if answered == 12 * 16 - 4:
+                    break
+                time.sleep(0.05)
+            assert answered == 12 * 16 - 4
+            assert sum(r.outcome == "hang" for r in judge.log) == 4
+            assert running.poll() is None  # the four calls have not timed out
+        finally:
+            running.kill()
+            running.wait(30)

@@ -39,6 +39,7 @@ SAMPLES: dict[str, Any] = {
     "judge_timeout_seconds": 20.0,
     "judge_max_attempts": 4,
     "judge_retry_budget_seconds": 60.0,
+    "judge_retry_round_pause_seconds": 1.0,
     "judge_initial_backoff_seconds": 0.2,
     "max_judge_requests": 1000,
     "max_file_bytes": 1000000,

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
+from agentjudge.judge import limiter
 from agentjudge.judge.limiter import AdaptiveLimit
 
 
@@ -45,7 +48,7 @@ def test_a_slot_granted_to_a_cancelled_waiter_is_passed_on() -> None:
 
 def test_a_429_finds_the_capacity_and_demand_probes_for_more() -> None:
     async def go() -> None:
-        limit = AdaptiveLimit(16, cooldown=0.0)
+        limit = AdaptiveLimit(16)
         for _ in range(5):
             await limit.acquire()
         limit.release("rate_limited")  # the server took the other 4
@@ -66,5 +69,43 @@ def test_a_429_finds_the_capacity_and_demand_probes_for_more() -> None:
         # calls queued for a slot: it grows, about +1 a round, up to the maximum
         await asyncio.gather(*(call() for _ in range(2000)))
         assert limit.limit == 16
+
+    asyncio.run(go())
+
+
+def test_an_overdue_call_stops_counting_against_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(limiter, "OVERDUE_SECONDS", 0.05)
+
+    async def go() -> None:
+        limit = AdaptiveLimit(2)
+        first = await limit.start()  # nothing answered yet: nothing can be overdue
+        assert first.timer is None
+        limit.release("ok", first, 0.001)
+        stuck = [await limit.start(), await limit.start()]  # never answered
+        waiting = asyncio.create_task(limit.start())
+        await asyncio.sleep(0.01)
+        assert not waiting.done()  # both slots taken
+        await asyncio.sleep(0.2)
+        assert waiting.done()  # the stuck ones were set aside
+        assert all(call.aside for call in stuck)
+        # the third is overdue too, but no more than `maximum` are set aside: at most
+        # 2 x maximum calls are ever in flight
+        assert not waiting.result().aside
+        assert (limit.in_flight, limit.set_aside) == (1, 2)
+        more = await limit.start()
+        late = asyncio.create_task(limit.start())
+        await asyncio.sleep(0.01)
+        assert not late.done()
+        for call in stuck:  # they end at last: no slot is given back twice
+            limit.release("other", call, 30.0)
+        assert (limit.in_flight, limit.set_aside) == (2, 0)
+        assert not late.done()
+        limit.release("ok", more, 0.001)
+        await asyncio.wait_for(late, 1)
+        for call in (waiting.result(), late.result()):
+            limit.release("ok", call, 0.001)
+        assert (limit.in_flight, limit.set_aside) == (0, 0)
 
     asyncio.run(go())

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentjudge.errors import UsageError
 from agentjudge.judge import JudgeClient, JudgeOutcome
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.store import StoredVerdict, VerdictStore
@@ -130,14 +131,57 @@ def test_killed_run_resumes_without_repeating_completed_calls(tmp_path: Path) ->
     assert json.loads(out.read_text()) == json.loads((tmp_path / "baseline.json").read_text())
 
 
-def test_a_damaged_store_is_set_aside(tmp_path: Path) -> None:
+def test_a_damaged_store_is_set_aside_and_says_so(tmp_path: Path) -> None:
     path = tmp_path / "v.sqlite"
-    path.write_bytes(b"this is not a database" * 100)
+    first = VerdictStore(path)
+    first.put("k", Verdict(0.5, "fine"), 1, 1)
+    first.close()
+    data = bytearray(path.read_bytes())
+    data[16:120] = b"\xff" * 104  # past the header: the pages of a power loss
+    path.write_bytes(bytes(data))
     store = VerdictStore(path)
     assert len(store) == 0
-    assert [p.name.split("-")[0] for p in tmp_path.iterdir() if "damaged" in p.name] == [
-        "v.sqlite.damaged"
-    ]
+    damaged = [p for p in tmp_path.iterdir() if "damaged" in p.name]
+    assert [p.name.split("-")[0] for p in damaged] == ["v.sqlite.damaged"]
+    line = store.damage_line()
+    assert line is not None
+    assert line.startswith(f"verdict store {path} was damaged")
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"this is not a database" * 100, r"not a verdict store \(not an SQLite database\)"),
+        (None, "a folder, not a verdict store"),
+        ("other-db", "an SQLite database, but not a verdict store"),
+    ],
+)
+def test_a_path_that_is_not_a_verdict_store_is_refused_untouched(
+    tmp_path: Path, content: bytes | str | None, said: str
+) -> None:
+    path = tmp_path / "v.sqlite"
+    if content is None:
+        path.mkdir()
+    elif content == "other-db":
+        with sqlite3.connect(path) as other:
+            other.execute("CREATE TABLE invoices (id INTEGER)")
+    else:
+        assert isinstance(content, bytes)
+        path.write_bytes(content)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    snapshot = path.read_bytes() if path.is_file() else None
+    with pytest.raises(UsageError, match=said) as caught:
+        VerdictStore(path)
+    assert caught.value.exit_code == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (path.read_bytes() if path.is_file() else None) == snapshot
+
+
+def test_a_store_that_cannot_be_opened_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(UsageError, match="cannot open or write the verdict store") as caught:
+        VerdictStore(tmp_path / "a-file" / "v.sqlite")
+    assert caught.value.exit_code == 3
 
 
 def test_a_verdict_is_held_until_flushed_and_visible_to_get_at_once(tmp_path: Path) -> None:

@@ -64,3 +64,25 @@ def test_a_cancelled_waiter_gives_its_turn_to_the_next() -> None:
 def test_costs_are_at_least_one_step_and_at_most_the_budget() -> None:
     budget = StepBudget(16)
     assert [budget.cost(0), budget.cost(5), budget.cost(1000)] == [1, 5, 16]
+
+
+def test_a_tree_gives_its_share_back_as_its_steps_are_judged() -> None:
+    async def go() -> None:
+        budget = StepBudget(10)
+        big = await budget.grant(25)  # holds the whole budget until 10 steps are left
+        big.settle(14)
+        assert (big.held, budget.in_flight) == (10, 10)
+        big.settle()
+        assert (big.held, budget.in_flight) == (10, 10)  # 10 steps left to judge
+        big.settle()
+        assert (big.held, budget.in_flight) == (9, 9)
+        small = asyncio.create_task(budget.grant(1))  # admitted by that one step
+        await asyncio.sleep(0)
+        assert small.done()
+        big.settle(100)  # more than it has: nothing more than it held goes back
+        assert (big.held, budget.in_flight) == (0, 1)
+        big.close()
+        small.result().close()
+        assert budget.in_flight == 0
+
+    asyncio.run(go())

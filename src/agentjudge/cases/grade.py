@@ -65,6 +65,7 @@ class GradeOptions:
     judge_model: str | None = None
     judge_timeout: float = DEFAULT_JUDGE_TIMEOUT  # the whole judging phase
     judge_call_timeout: float = DEFAULT_JUDGE_CALL_TIMEOUT  # one attempt of one call
+    judge_ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
     concurrency: int = 16
     cache: bool = True
     cache_path: str | None = None
@@ -204,6 +205,7 @@ def _usage(stats: ClientStats | None) -> dict[str, int]:
     names = [
         "calls",
         "cache_hits",
+        "store_rejected",
         "retries",
         "errors",
         "protocol_errors",
@@ -344,6 +346,9 @@ def _run_metrics(
         store = VerdictStore(
             Path(options.cache_path) if options.cache_path else default_store_path()
         )
+        damage = store.damage_line()
+        if damage is not None:
+            note(damage)
     used: list[Provider] = []
 
     async def judge_all() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
@@ -370,7 +375,12 @@ def _run_metrics(
             # a judge that needs longer per call (the embedded one) gets at least that long
             timeout = max(options.judge_call_timeout, judge_provider.min_timeout or 0.0)
             client = JudgeClient(
-                judge_provider, concurrency=concurrency, timeout=timeout, store=store, on_note=note
+                judge_provider,
+                concurrency=concurrency,
+                timeout=timeout,
+                store=store,
+                on_note=note,
+                ca_bundle=options.judge_ca_bundle,
             )
             # an embedded judge's server, or the project's judge model, lives this long
             async with judge_provider.serving(), client:

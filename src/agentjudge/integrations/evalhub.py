@@ -71,7 +71,13 @@ class AgentJudgeAdapter(FrameworkAdapter):
         started = time.monotonic()
         _status(callbacks, JobPhase.INITIALIZING, "reading the job's parameters")
         score_config = job_config(config, self._output_dir())
-        api_key = resolve_model_credentials().api_key if config.model.auth else None
+        credentials = resolve_model_credentials() if config.model.auth else None
+        api_key = credentials.api_key if credentials else None
+        if credentials is not None and credentials.ca_cert_path:
+            # the model's CA certificate, mounted by eval-hub beside its key
+            score_config = score_config.model_copy(
+                update={"judge_ca_bundle": str(credentials.ca_cert_path)}
+            )
         _status(callbacks, JobPhase.LOADING_DATA, "loading trajectories")
 
         def loaded(roots: int) -> None:
@@ -120,7 +126,14 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
         params.pop("benchmark_name", None)  # the contrib provider ignores it there too
     if isinstance(params.get("trajectory_path"), str):
         params["trajectory_path"] = [params["trajectory_path"]]
-    for forced in ("judge", "judge_url", "judge_model", "judge_api_key_file", "output"):
+    for forced in (
+        "judge",
+        "judge_url",
+        "judge_model",
+        "judge_api_key_file",
+        "judge_ca_bundle",
+        "output",
+    ):
         if forced in params:
             raise UsageError(f"job parameter {forced!r} is set by eval-hub; remove it")
     params.update(

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import email.utils
 import random
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,13 +20,13 @@ import httpx
 from opentelemetry.metrics import Meter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
-from agentjudge.errors import JudgeError, ProtocolError
+from agentjudge.errors import JudgeError, ProtocolError, UsageError
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.telemetry import JudgeMetrics
-from agentjudge.judge.transport import AiohttpTransport
+from agentjudge.judge.transport import AiohttpTransport, TLSProblem
 from agentjudge.judge.verdict import Verdict
 
 MAX_BODY_BYTES = 64 * 1024
@@ -58,6 +59,7 @@ class ClientStats:
     retries: int = 0
     cache_hits: int = 0
     verdicts: int = 0  # answers with a verdict, from the judge or from the store
+    store_rejected: int = 0  # stored verdicts unusable (unreadable, out of range): judged again
     input_tokens: int = 0
     output_tokens: int = 0
     latency_seconds: float = 0.0
@@ -160,6 +162,7 @@ class JudgeClient:
     store: VerdictStore | None = None
     meter: Meter | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
+    ca_bundle: str | None = None  # CA certificates for the judge's TLS (else the system's)
     stats: ClientStats = field(default_factory=ClientStats)
     # what the provider adapted to, each said once (the console shows them as they come)
     notes: list[str] = field(default_factory=list)
@@ -174,7 +177,8 @@ class JudgeClient:
         self._transport = (
             self.transport
             or self.provider.transport()
-            or AiohttpTransport(self.concurrency, MAX_BODY_BYTES)
+            # room for the calls the limit sets aside as overdue (see AdaptiveLimit)
+            or AiohttpTransport(2 * self.concurrency, MAX_BODY_BYTES, _tls(self.ca_bundle))
         )
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._metrics = JudgeMetrics(self.meter, self.metric_labels)
@@ -205,12 +209,15 @@ class JudgeClient:
         same time share one call."""
         key = self.key(request)
         if self.store is not None:
+            unreadable = self.store.unreadable
             stored = self.store.get(key)
-            if stored is not None:
+            if stored is not None and request.accepts(stored[0]):
                 self.stats.cache_hits += 1
                 self.stats.verdicts += 1
                 verdict, tokens_in, tokens_out = stored
                 return JudgeOutcome(verdict, None, tokens_in, tokens_out, cached=True)
+            if stored is not None or self.store.unreadable != unreadable:
+                self._store_rejected(self.store)
         pending = self._in_flight.get(key)
         if pending is not None:
             shared = await asyncio.shield(pending)
@@ -328,9 +335,9 @@ class JudgeClient:
         raise AssertionError("unreachable: tenacity returns or raises")
 
     async def _attempt(self, request: JudgeRequest) -> Answer:
-        await self._limit.acquire()
+        call = await self._limit.start()
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
-            self._limit.release("other")
+            self._limit.release("other", call)
             raise JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
         outcome: Outcome = "other"
         started = time.perf_counter()
@@ -353,14 +360,18 @@ class JudgeClient:
         except (httpx.TimeoutException, TimeoutError):
             self._count_error("timeout")
             raise _Retryable("timeout") from None
-        except httpx.TransportError:
+        except TLSProblem as exc:
+            self._count_error("tls_error")
+            raise JudgeError("tls_error", str(exc)) from None
+        except httpx.TransportError as exc:
             self._count_error("transport_error")
-            raise _Retryable("transport_error") from None
+            said = str(exc) if str(exc) != "cannot connect" else ""
+            raise _Retryable("transport_error", message=said) from None
         finally:
             elapsed = time.perf_counter() - started
             self.stats.latency_seconds += elapsed
             self._metrics.latency(elapsed * 1000)
-            self._limit.release(outcome)
+            self._limit.release(outcome, call, elapsed)
         if outcome != "ok":
             kind = f"http_{status}"
             self._count_error(kind)
@@ -391,11 +402,22 @@ class JudgeClient:
         self._metrics.tokens(answer.input_tokens, answer.output_tokens)
         return answer
 
-    def _note(self, text: str) -> None:
-        line = f"judge {self.provider.name}/{self.provider.model}: {text}"
+    def _store_rejected(self, store: VerdictStore) -> None:
+        self.stats.store_rejected += 1
+        if self.stats.store_rejected == 1:  # said once; the results count them all
+            self._say(
+                f"verdict store {store.path}: a stored verdict could not be used (unreadable, "
+                "or not an answer the judge could give): it is judged again, as is every "
+                "other such one (counted in the results as judge.store_rejected)"
+            )
+
+    def _say(self, line: str) -> None:
         self.notes.append(line)
         if self.on_note is not None:
             self.on_note(line)
+
+    def _note(self, text: str) -> None:
+        self._say(f"judge {self.provider.name}/{self.provider.model}: {text}")
 
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1
@@ -425,6 +447,19 @@ async def _read_capped(response: httpx.Response) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _tls(ca_bundle: str | None) -> ssl.SSLContext | None:
+    """The TLS context of `--judge-ca-bundle`, or None for the system's CAs."""
+    if ca_bundle is None:
+        return None
+    try:
+        return ssl.create_default_context(cafile=ca_bundle)
+    except (OSError, ssl.SSLError) as exc:
+        why = getattr(exc, "strerror", None) or "not PEM certificates"
+        raise UsageError(
+            f"{ca_bundle}: cannot read the judge's CA bundle ({why}); give a PEM file"
+        ) from None
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentjudge.judge.scaled import parse_scaled_verdict
 from agentjudge.judge.verdict import (
+    CATEGORIES,
+    MAX_RATIONALE_CHARS,
     Verdict,
     parse_category,
     parse_criteria_verdict,
@@ -51,6 +54,28 @@ class JudgeRequest:
             return parse_criteria_verdict(content, self.criteria)
         return parse_verdict(content)
 
+    def accepts(self, verdict: Verdict) -> bool:
+        """Whether `verdict`, read back from the verdict store, is one a fresh answer to this
+        request could have given: scores in range (a NaN is in none), the criteria asked
+        for, a category of the taxonomy, reasoning within MAX_RATIONALE_CHARS."""
+        if len(verdict.reasoning) > MAX_RATIONALE_CHARS:
+            return False
+        if self.answer == "scaled":
+            return _within(verdict.score, 1.0, self.scale or 0.0)
+        if self.answer == "rubric":
+            criteria = verdict.fields.get("criteria")
+            return isinstance(criteria, list) and bool(criteria)
+        if not _within(verdict.score, 0.0, 1.0):
+            return False
+        if self.answer == "category":
+            return verdict.fields.get("category") in CATEGORIES
+        if self.criteria:
+            scores = verdict.scores
+            return set(scores) == set(self.criteria) and all(
+                _within(value, 0.0, 1.0) for value in scores.values()
+            )
+        return True
+
     def key(self, judge: str) -> str:
         """sha256 of everything that decides the answer: the judge's identity (provider,
         model, server; see `Provider.identity`) and the request. Same key, same verdict.
@@ -70,6 +95,15 @@ class JudgeRequest:
             digest.update(b"%d:" % len(data))
             digest.update(data)
         return digest.hexdigest()
+
+
+def _within(value: object, low: float, high: float) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and low <= value <= high
+    )
 
 
 _SCHEMA_TEXT: dict[int, tuple[dict[str, Any] | None, str]] = {}

@@ -12,18 +12,23 @@ and hands no verdict back before it is committed.
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agentjudge.errors import UsageError
 from agentjudge.judge.verdict import Verdict
 
 if TYPE_CHECKING:
     from agentjudge.judge.client import ClientStats
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+OPEN_PATIENCE = 30.0  # seconds to wait for other runs opening the same store
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS verdicts (
     key TEXT PRIMARY KEY,
@@ -56,6 +61,39 @@ def store_line(stats: ClientStats, path: str | Path | None) -> str:
     )
 
 
+def _check_path(path: Path) -> None:
+    """A path that can hold a verdict store: not a folder, and either nothing yet or an
+    SQLite file (any other file is left untouched and refused)."""
+    if path.is_dir():
+        raise UsageError(f"{path}: a folder, not a verdict store: give --cache a file path")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = b""
+        if path.exists():
+            with path.open("rb") as existing:
+                head = existing.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise _cannot(path, exc) from None
+    if head and head != SQLITE_HEADER:
+        raise UsageError(
+            f"{path}: not a verdict store (not an SQLite database), left untouched: give "
+            "--cache a path of its own, or --no-cache"
+        )
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text or "corrupt" in text
+
+
+def _cannot(path: Path, exc: BaseException) -> UsageError:
+    why = getattr(exc, "strerror", None) or str(exc)
+    return UsageError(
+        f"{path}: cannot open or write the verdict store ({why}); give --cache a writable "
+        "path, or --no-cache"
+    )
+
+
 def default_store_path() -> Path:
     """`$AGENTJUDGE_CACHE_DIR/verdicts.sqlite`, else the user cache folder."""
     base = os.environ.get("AGENTJUDGE_CACHE_DIR") or os.path.join(
@@ -65,39 +103,93 @@ def default_store_path() -> Path:
 
 
 class VerdictStore:
-    """A small key-value store of verdicts; safe to share between concurrent runs."""
+    """A small key-value store of verdicts; safe to share between concurrent runs.
+
+    Opening it checks that it is one and can be written (a `UsageError` naming the fix
+    otherwise: exit 3 before any judge call); a store damaged beyond reading (a power loss)
+    is set aside as `*.damaged-PID` and a new one begun, which `set_aside` says. A record
+    that cannot be read back is ignored (judged again) and counted in `unreadable`.
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.set_aside: Path | None = None
+        self.unreadable = 0
+        _check_path(self.path)
         try:
-            self._db = self._open()
-        except sqlite3.DatabaseError:
+            self._db = self._open_shared()
+        except sqlite3.DatabaseError as exc:
+            if not _damaged(exc):
+                raise _cannot(self.path, exc) from None
             # A cache, not a record: one damaged (say by a power loss) is set aside, not fatal.
-            self.path.replace(self.path.with_name(f"{self.path.name}.damaged-{os.getpid()}"))
-            self._db = self._open()
+            self.set_aside = self.path.with_name(f"{self.path.name}.damaged-{os.getpid()}")
+            self.path.replace(self.set_aside)
+            try:
+                self._db = self._open_shared()
+            except sqlite3.DatabaseError as again:
+                raise _cannot(self.path, again) from None
         self._held: dict[str, str] = {}  # key -> record, put but not yet committed
+
+    def _open_shared(self) -> sqlite3.Connection:
+        """`_open`, waiting for other runs opening the same store at the same moment:
+        SQLite refuses a lock upgrade that could deadlock at once ("database is locked"),
+        without waiting for its busy timeout."""
+        deadline = time.monotonic() + OPEN_PATIENCE
+        while True:
+            try:
+                return self._open()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.01, 0.05))
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        # Each verdict is committed on its own, so a killed process loses none. Without
-        # fsync (synchronous=OFF) a commit costs ~15 us instead of ~60 us per judge call;
-        # only an OS crash or power loss can then damage the file (handled above).
-        db.execute("PRAGMA synchronous=OFF")
-        db.execute(SCHEMA)
-        db.execute("SELECT key FROM verdicts LIMIT 1").fetchall()
+        try:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            if tables and "verdicts" not in tables:
+                raise UsageError(
+                    f"{self.path}: an SQLite database, but not a verdict store (no verdicts "
+                    "table): give --cache a path of its own, or --no-cache"
+                )
+            db.execute("PRAGMA journal_mode=WAL")
+            # Each verdict is committed on its own, so a killed process loses none. Without
+            # fsync (synchronous=OFF) a commit costs ~15 us instead of ~60 us per judge
+            # call; only an OS crash or power loss can damage the file (handled above).
+            db.execute("PRAGMA synchronous=OFF")
+            db.execute(SCHEMA)
+            db.execute("SELECT key FROM verdicts LIMIT 1").fetchall()
+            # proof that it can be written, before any judge call
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+        except BaseException:
+            db.close()
+            raise
         return db
 
+    def damage_line(self) -> str | None:
+        """What to say when the store was found damaged and set aside, else None."""
+        if self.set_aside is None:
+            return None
+        return (
+            f"verdict store {self.path} was damaged (an OS crash or power loss?): set aside "
+            f"as {self.set_aside.name}; a new one is begun, so its verdicts are judged again"
+        )
+
     def get(self, key: str) -> tuple[Verdict, int, int] | None:
-        """The verdict and its token counts, or None."""
+        """The verdict and its token counts, or None (none stored, or one that cannot be
+        read back: not JSON, another format version; counted in `unreadable`)."""
         text = self._held.get(key)
         if text is None:
             row = self._db.execute("SELECT record FROM verdicts WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
             text = row[0]
-        record = StoredVerdict.model_validate_json(text)
+        try:
+            record = StoredVerdict.model_validate_json(text)
+        except ValidationError:
+            self.unreadable += 1
+            return None
         verdict = Verdict(record.score, record.reasoning, record.fields, record.scores)
         return verdict, record.input_tokens, record.output_tokens
 

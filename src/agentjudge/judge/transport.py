@@ -8,6 +8,7 @@ bytes of a body, so an oversized answer is never read whole; the client's deadli
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 
 import aiohttp
@@ -19,19 +20,28 @@ _OWN = frozenset({b"host", b"content-length"})
 _RETRY_HEADERS = ("retry-after", "retry-after-ms")
 
 
+class TLSProblem(Exception):
+    """The judge's TLS certificate was not accepted: sending again would not change that."""
+
+
 class AiohttpTransport(httpx.AsyncBaseTransport):
     """One aiohttp session (one pool) behind httpx's `handle_async_request`."""
 
-    def __init__(self, max_connections: int, max_body_bytes: int) -> None:
+    def __init__(
+        self, max_connections: int, max_body_bytes: int, tls: ssl.SSLContext | None = None
+    ) -> None:
         self._max_connections = max_connections
         self._max_body_bytes = max_body_bytes
+        self._tls = tls  # None: the system's CAs (and SSL_CERT_FILE)
         self._session: aiohttp.ClientSession | None = None
         self._urls: dict[str, yarl.URL] = {}
 
     def _get_session(self) -> aiohttp.ClientSession:
         # created lazily: a session belongs to the event loop that first uses it
         if self._session is None:
-            connector = aiohttp.TCPConnector(limit=self._max_connections)
+            connector = aiohttp.TCPConnector(
+                limit=self._max_connections, ssl=self._tls if self._tls is not None else True
+            )
             timeout = aiohttp.ClientTimeout(total=None)
             self._session = aiohttp.ClientSession(connector=connector, timeout=timeout)
         return self._session
@@ -63,6 +73,12 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 )
         except aiohttp.ServerTimeoutError as exc:
             raise httpx.ReadTimeout("read timed out", request=request) from exc
+        except (aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError) as exc:
+            raise TLSProblem(_tls_reason(exc)) from exc
+        except aiohttp.ClientConnectorDNSError as exc:
+            raise httpx.ConnectError(
+                "the judge's host name did not resolve", request=request
+            ) from exc
         except aiohttp.ClientConnectorError as exc:
             raise httpx.ConnectError("cannot connect", request=request) from exc
         except (aiohttp.ClientError, ConnectionError) as exc:
@@ -95,3 +111,14 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
 def _retry_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {name: headers[name] for name in _RETRY_HEADERS if name in headers}
+
+
+def _tls_reason(exc: Exception) -> str:
+    """Why the certificate was not accepted, and the fix."""
+    certificate = getattr(exc, "certificate_error", None)
+    reason = getattr(certificate, "verify_message", None) or getattr(exc, "strerror", None)
+    shown = f" ({reason})" if reason else ""
+    return (
+        f"the judge server's TLS certificate was not accepted{shown}: give its CA "
+        "certificate with --judge-ca-bundle FILE (or SSL_CERT_FILE)"
+    )

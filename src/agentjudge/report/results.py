@@ -72,6 +72,7 @@ def results_document(
             "protocol_errors": stats.protocol_errors,
             "retries": stats.retries,
             "cache_hits": stats.cache_hits,
+            "store_rejected": stats.store_rejected,
             "verdicts": stats.verdicts,
             "input_tokens": stats.input_tokens,
             "output_tokens": stats.output_tokens,
@@ -79,6 +80,10 @@ def results_document(
                 round(stats.latency_seconds * 1000 / stats.calls, 1) if stats.calls else None
             ),
             "steps_judged": acc.step_requests,
+            "second_round": {
+                "steps": acc.second_round_steps,
+                "recovered": acc.second_round_recovered,
+            },
             "input_tokens_per_step": (
                 round(acc.step_input_tokens / acc.step_requests, 1) if acc.step_requests else None
             ),
@@ -96,6 +101,7 @@ def results_document(
             "auto_fallbacks": acc.auto_fallbacks,
         },
         "failure_categories": failure_categories(result.trees),
+        "step_errors": step_errors(result.trees),
         "incomplete": incomplete_nodes(result.trees),
         "training_threshold": config.training_threshold,
         "trajectories": [_tree(tree, config.training_threshold) for tree in result.trees],
@@ -128,6 +134,17 @@ def failure_categories(trees: list[TreeResult]) -> dict[str, int]:
                 if step.categorization_status is not None:
                     category = step.category or "uncategorized"
                     counts[category] = counts.get(category, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def step_errors(trees: list[TreeResult]) -> dict[str, int]:
+    """Steps the judge gave no verdict for, by error kind (`http_401`, `timeout`, ...)."""
+    counts: dict[str, int] = {}
+    for tree in trees:
+        for details in tree.steps.values():
+            for step in details:
+                if step.error is not None:
+                    counts[step.error] = counts.get(step.error, 0) + 1
     return dict(sorted(counts.items()))
 
 

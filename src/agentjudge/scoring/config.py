@@ -44,6 +44,8 @@ class ScoreConfig(BaseModel):
     judge_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
     judge_max_attempts: Positive = 3  # failures a call may meet; rate limits are not ones
     judge_retry_budget_seconds: Annotated[float, Field(ge=0)] = 300.0  # waiting out 429s
+    # a step whose calls ran out of retries is judged once more, this long after the rest
+    judge_retry_round_pause_seconds: Annotated[float, Field(ge=0)] = 5.0
     judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = 0.5
     max_judge_requests: Positive | None = None
     max_file_bytes: Positive = _LIMITS.max_file_bytes
@@ -62,6 +64,7 @@ class ScoreConfig(BaseModel):
     judge_api_key_file: str | None = None
     judge_api_version: str | None = None  # Azure OpenAI's api-version
     judge_reasoning_effort: str | None = None  # reasoning models: none, minimal, low, ...
+    judge_ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
 
     @model_validator(mode="after")
     def _judge_named(self) -> ScoreConfig:

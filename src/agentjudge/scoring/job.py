@@ -35,7 +35,8 @@ from agentjudge.scoring.prompts import (
     system_prompt,
     user_prompt,
 )
-from agentjudge.scoring.step_budget import StepBudget
+from agentjudge.scoring.second_round import SecondRound, worth_another_try
+from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 
 CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
@@ -82,6 +83,8 @@ class Accounting:
     prompt_chars: int = 0
     auto_derived: int = 0
     auto_fallbacks: int = 0
+    second_round_steps: int = 0  # steps judged again after their calls ran out of retries
+    second_round_recovered: int = 0  # of them, those that got a verdict
 
 
 @dataclass
@@ -117,8 +120,12 @@ class ScoringJob:
     client: JudgeClient
     on_step: Callable[[int], None] = field(default=lambda _: None)
     accounting: Accounting = field(default_factory=Accounting)
+    second_round: SecondRound = field(init=False)
     _systems: dict[Rubric, str] = field(default_factory=dict)
     _derived: dict[str, asyncio.Future[Rubric]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.second_round = SecondRound(self.config.judge_retry_round_pause_seconds)
 
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
@@ -146,12 +153,11 @@ class ScoringJob:
         budget = self.step_budget()
 
         async def one(root: Node) -> TreeResult:
-            cost = budget.cost(self._tree_steps(root))
-            await budget.acquire(cost)
+            grant = await budget.grant(self._tree_steps(root))
             try:
-                return await self._score_tree(root)
+                return await self._score_tree(root, grant)
             finally:
-                budget.release(cost)
+                grant.close()
 
         failed: str | None = None
         message: str | None = None
@@ -181,14 +187,16 @@ class ScoringJob:
         )
         if message is None and failed is not None:
             message = _first_error(trees)
+        self.accounting.second_round_steps = self.second_round.steps
+        self.accounting.second_round_recovered = self.second_round.recovered
         return JobResult(
             trees, metrics if failed is None else None, failed, complete, self.accounting, message
         )
 
-    async def _score_tree(self, root: Node) -> TreeResult:
+    async def _score_tree(self, root: Node, grant: Grant) -> TreeResult:
         files = FileCache()
         nodes = list(root.walk())
-        results = await asyncio.gather(*(self._score_node(node, files) for node in nodes))
+        results = await asyncio.gather(*(self._score_node(node, files, grant) for node in nodes))
         outcomes = {node.id: r[0] for node, r in zip(nodes, results, strict=True)}
         steps = {node.id: r[1] for node, r in zip(nodes, results, strict=True)}
         criteria = {node.id: r[2] for node, r in zip(nodes, results, strict=True)}
@@ -196,7 +204,7 @@ class ScoringJob:
         return TreeResult(root, aggregates, steps, criteria)
 
     async def _score_node(
-        self, node: Node, files: FileCache
+        self, node: Node, files: FileCache, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail], tuple[str, ...]]:
         if node.problems:
             return self._fail(node, "invalid_input"), [], ()
@@ -210,7 +218,7 @@ class ScoringJob:
         rubric = self.criteria.rubric
         if self.criteria.mode == "auto":
             rubric = await self._derive(found.task)
-        outcome, details = await self._judge_steps(node, found, rubric)
+        outcome, details = await self._judge_steps(node, found, rubric, grant)
         self.on_step(node.steps)  # counted as in steps_to_judge, whatever scored_frames skips
         return outcome, details, tuple(c.name for c in rubric.criteria)
 
@@ -237,15 +245,32 @@ class ScoringJob:
         return rubric
 
     async def _judge_steps(
-        self, node: Node, found: NodeSteps, rubric: Rubric
+        self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         several = len(rubric.criteria) > 1
         # each context step quoted once, shared by every request that shows it
         quoted = [quote_context(v.data) for v in found.steps]
         planned = self._plan(found, node.trajectory_id, rubric, quoted)
+        grant.settle(node.steps - len(planned))  # steps that need no call
         if not planned:
             return NodeOutcome("scored"), []
-        outcomes = await asyncio.gather(*(self.client.judge(req) for _, req, _ in planned))
+        self.second_round.started()
+        try:
+            return await self._judge_planned(node, found, rubric, planned, quoted, several, grant)
+        finally:
+            self.second_round.finished()
+
+    async def _judge_planned(
+        self,
+        node: Node,
+        found: NodeSteps,
+        rubric: Rubric,
+        planned: list[tuple[StepView, JudgeRequest, list[int]]],
+        quoted: list[str],
+        several: bool,
+        grant: Grant,
+    ) -> tuple[NodeOutcome, list[StepDetail]]:
+        outcomes = await self._judge_all([req for _, req, _ in planned], grant.settle)
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
@@ -260,9 +285,8 @@ class ScoringJob:
             details.append(self._detail(view, score, outcome))
         if failure is not None:
             error = "protocol_error" if failure.protocol else "judge_error"
-            # the server's explanation, when it gave one (a refused call, not a lost one)
-            message = failure.explained if failure.message else None
-            return self._fail(node, error, message), details
+            # which error (http_401, timeout...), with the server's words when it gave some
+            return self._fail(node, error, failure.explained), details
         details = await self._categorize(found, planned, details, quoted)
         categories = tuple(
             d.category or "uncategorized" for d in details if d.categorization_status
@@ -309,6 +333,30 @@ class ScoringJob:
         acc.prefix_chars += shared
         acc.prompt_chars += system + len(user)
 
+    async def _judge_all(
+        self, requests: list[JudgeRequest], answered: Callable[[], None] | None = None
+    ) -> list[JudgeOutcome]:
+        """The outcomes of `requests` (`answered` after each one's first try); those whose
+        calls ran out of retries are not lost yet: they are asked once more when the rest
+        of the run lets them (see second_round.py)."""
+
+        async def first_try(request: JudgeRequest) -> JudgeOutcome:
+            try:
+                return await self.client.judge(request)
+            finally:
+                if answered is not None:
+                    answered()
+
+        outcomes = list(await asyncio.gather(*(first_try(r) for r in requests)))
+        again = [i for i, outcome in enumerate(outcomes) if worth_another_try(outcome)]
+        if again:
+            await self.second_round.turn()
+            retried = await asyncio.gather(*(self.client.judge(requests[i]) for i in again))
+            self.second_round.count(list(retried))
+            for i, outcome in zip(again, retried, strict=True):
+                outcomes[i] = outcome
+        return outcomes
+
     async def _categorize(
         self,
         found: NodeSteps,
@@ -335,7 +383,7 @@ class ScoringJob:
                     answer="category",
                 )
             )
-        outcomes = await asyncio.gather(*(self.client.judge(r) for r in requests))
+        outcomes = await self._judge_all(requests)
         out = list(details)
         for i, outcome in zip(wanted, outcomes, strict=True):
             out[i] = _with_category(out[i], outcome)
@@ -373,13 +421,15 @@ def _with_category(detail: StepDetail, outcome: JudgeOutcome) -> StepDetail:
 
 
 def _first_error(trees: list[TreeResult]) -> str | None:
-    """The first server explanation of a step error, in a run whose every tree failed
-    (`all_roots_failed`)."""
+    """The first step error (with the server's explanation, if any), in a run whose every
+    tree failed (`all_roots_failed`)."""
     for tree in trees:
         for details in tree.steps.values():
             for detail in details:
-                if detail.error_message:
-                    return f"{detail.error}: {detail.error_message}"
+                if detail.error is not None:
+                    if detail.error_message:
+                        return f"{detail.error}: {detail.error_message}"
+                    return detail.error
     return None
 
 

@@ -31,3 +31,36 @@ class StepBudget(FifoGate):
 
     def release(self, cost: int) -> None:
         self._give_back(cost)
+
+    async def grant(self, steps: int) -> Grant:
+        """Wait for a tree of `steps` steps to be admitted; its share comes back as they
+        are judged (`Grant.settle`)."""
+        cost = self.cost(steps)
+        await self.acquire(cost)
+        return Grant(self, steps, cost)
+
+
+class Grant:
+    """A tree's share of the budget, given back step by step as its steps are judged.
+
+    A tree holds at most as many steps as it still has to judge: one waiting on a slow call
+    (a judge that never answers costs a whole timeout) holds one step, not all of them, so
+    the other trees keep the judge busy meanwhile.
+    """
+
+    def __init__(self, budget: StepBudget, steps: int, cost: int) -> None:
+        self._budget = budget
+        self._unjudged = steps
+        self.held = cost
+
+    def settle(self, steps: int = 1) -> None:
+        """`steps` more steps judged (or found to need no call)."""
+        self._unjudged = max(0, self._unjudged - steps)
+        give = self.held - min(self.held, self._unjudged)
+        if give > 0:
+            self.held -= give
+            self._budget.release(give)
+
+    def close(self) -> None:
+        """The tree is done: whatever it still holds goes back."""
+        self.settle(self._unjudged)

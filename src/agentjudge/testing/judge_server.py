@@ -21,9 +21,12 @@ Faults are deterministic: the n-th arrival of the same request body fails when a
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import hashlib
 import json
+import ssl
 import threading
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -83,6 +86,9 @@ class Script:
     # a score for any request whose last message holds the text (the first that matches;
     # markers still win): for prompts written by others, such as graph-agents-cli's
     scores: dict[str, float] = field(default_factory=dict)
+    retry_after_date: bool = False  # a 429's Retry-After as an HTTP date, not in seconds
+    redirect_to: str = "http://127.0.0.1:9"  # where a "redirect" fault sends the client
+    dribble_seconds: float = 0.5  # between the bytes of a "dribble" fault's body
 
 
 @dataclass(frozen=True)
@@ -129,11 +135,13 @@ class JudgeServer:
         api_key: str | None = None,
         reasoning_models: Iterable[str] = (),
         models: Iterable[str] | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.script = script or Script()
         self.port = port
         self.mimic = mimic
         self.dialect: Dialect = dialect_for(mimic, api_key, reasoning_models, models)
+        self.tls = tls  # HTTPS with this context (its certificate), else plain HTTP
         # Tests read every request back; a long-running server (`agentjudge judge-server`)
         # keeps none, or it would grow by each request's body for as long as it runs.
         self.keep_log = keep_log
@@ -150,7 +158,8 @@ class JudgeServer:
     def base_url(self) -> str:
         """The base URL a client of the mimicked API is given: ends in /v1 for OpenAI-style
         servers, /v1beta/openai for Gemini, and is the bare host for Anthropic and Azure."""
-        return f"http://127.0.0.1:{self.port}{self.dialect.base_path}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}{self.dialect.base_path}"
 
     def outcomes(self) -> Counter[str]:
         """How many logged requests had each outcome."""
@@ -178,6 +187,11 @@ class JudgeServer:
         self._loop.run_until_complete(self.start())
         ready.set()
         self._loop.run_forever()
+        # calls still hanging when the server stops end here, not as "Task was destroyed"
+        pending = asyncio.all_tasks(self._loop)
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         self._loop.close()
 
     async def start(self) -> None:
@@ -189,9 +203,12 @@ class JudgeServer:
                 app.router.add_get(route.path, handler)
             else:
                 app.router.add_route(route.method, route.path, handler)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # stopping does not wait for calls scripted to hang: they are dropped
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024, ssl_context=self.tls)
         await site.start()
         self.port = self._runner.addresses[0][1]
 
@@ -247,6 +264,8 @@ class JudgeServer:
             self._record(call, arrival, reply.outcome, 200)
             if script.malformed == "empty":
                 return web.Response(status=200, body=b"", content_type="application/json")
+            if script.malformed == "html":
+                return web.Response(status=200, text=reply.text, content_type="text/html")
             return web.json_response(self.dialect.reply(admitted, call.body or {}, reply))
         finally:
             with self._lock:
@@ -267,7 +286,8 @@ class JudgeServer:
         self, request: web.Request, fault: Fault, call: _Call, arrival: int
     ) -> web.StreamResponse:
         dropped = fault in ("drop", "hang")
-        self._record(call, arrival, fault, 0 if dropped else int(fault))
+        status = {"dribble": 200, "redirect": 307}.get(fault, 0 if dropped else None)
+        self._record(call, arrival, fault, int(fault) if status is None else status)
         if fault == "hang":
             await asyncio.sleep(self.script.hang_seconds)
         if dropped:
@@ -275,9 +295,28 @@ class JudgeServer:
                 request.transport.abort()
             # nothing reaches the client: the connection is gone
             return web.Response(status=499)
+        if fault == "dribble":
+            return await self._dribble(request)
+        if fault == "redirect":
+            target = self.script.redirect_to + request.path
+            raise web.HTTPTemporaryRedirect(target)
         failure = self.dialect.error(int(fault), f"scripted {fault}")
         wait = self.script.retry_after if fault == "429" else self.script.retry_after_5xx
+        if fault == "429" and self.script.retry_after_date:
+            return _respond(failure, retry_after=wait, as_date=True)
         return _respond(failure, retry_after=wait)
+
+    async def _dribble(self, request: web.Request) -> web.StreamResponse:
+        """A 200 whose headers come at once and whose body then comes a byte at a time."""
+        body = b'{"choices": [{"message": {"content": "{\\"score\\": 0.5}"}}]}'
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.content_length = len(body)
+        await response.prepare(request)
+        for byte in body:
+            await response.write(bytes([byte]))
+            await asyncio.sleep(self.script.dribble_seconds)
+        await response.write_eof()
+        return response
 
     def _record(self, call: _Call, arrival: int, outcome: str, status: int) -> None:
         if not self.keep_log:
@@ -321,8 +360,12 @@ def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
     return None
 
 
-def _respond(refusal: Refusal, retry_after: float | None = None) -> web.Response:
+def _respond(
+    refusal: Refusal, retry_after: float | None = None, as_date: bool = False
+) -> web.Response:
     headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
+    if retry_after is not None and as_date:
+        headers["Retry-After"] = email.utils.formatdate(time.time() + retry_after, usegmt=True)
     if isinstance(refusal.body, str):
         return web.Response(text=refusal.body, status=refusal.status, headers=headers)
     return web.json_response(refusal.body, status=refusal.status, headers=headers)

@@ -22,12 +22,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Fault = Literal["429", "500", "503", "529", "drop", "hang"]
-Malformed = Literal["non_json", "no_score", "out_of_range", "bool_score", "empty", "huge"]
+# 5xx and 429 answers; a dropped connection; an accepted request never answered; an answer
+# whose headers come and whose body then dribbles; a redirect to another server
+Fault = Literal["429", "500", "502", "503", "504", "529", "drop", "hang", "dribble", "redirect"]
+# a 10 MB answer ("huge"), and a 200 of HTML (a proxy's error page) besides the rest
+Malformed = Literal["non_json", "no_score", "out_of_range", "bool_score", "empty", "huge", "html"]
 
 SCORE_MARKER = re.compile(r"\[\[score=([0-9.]+)\]\]")
 CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
-FAULT_MARKER = re.compile(r"\[\[(category_)?fault=(429|500|503|529|drop|hang)\]\]")
+FAULT_MARKER = re.compile(
+    r"\[\[(category_)?fault=(429|500|502|503|504|529|drop|hang|dribble|redirect)\]\]"
+)
 CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
 ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
 # a case judge's prompt asks for a score "from 1 to N" (graph-agents-cli's wording)
@@ -131,7 +136,9 @@ def answer(
     if malformed == "bool_score":
         return _json(prompt, {"reasoning": "yes", "score": True}, "bool_score")
     if malformed == "huge":
-        return _json(prompt, {"reasoning": "x" * 100_000, "score": 0.5}, "huge")
+        return _json(prompt, {"reasoning": "x" * 10_000_000, "score": 0.5}, "huge")
+    if malformed == "html":
+        return Answer("<html><body><h1>502 Bad Gateway</h1></body></html>", None, "html")
     keyed = next((v for k, v in (scores or {}).items() if k in text), None)
     score = expected_score(text, asked_scale(prompt))
     if keyed is not None and not SCORE_MARKER.search(text):
