@@ -7,6 +7,9 @@ Hierarchy::
     AgentJudgeError            a problem the user can fix; printed once, no traceback
     ├── InputError             an input file (or collection) is not valid  -> exit 1
     └── UsageError             bad flags, missing paths, bad configuration -> exit 3
+
+Anything else that escapes a command is a bug of ours: exit 4, one line saying so (the
+traceback only with `--debug`).
 """
 
 from __future__ import annotations
@@ -18,17 +21,39 @@ EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_JOB_FAILED = 2
 EXIT_USAGE = 3
+EXIT_INTERNAL = 4
 EXIT_INTERRUPTED = 130
+
+
+# How much of a value a one-line message shows: input may hold a megabyte where a name goes.
+SHOWN_CHARS = 200
+
+
+def clip(text: str, limit: int = SHOWN_CHARS) -> str:
+    """`text` cut to `limit` characters, saying how long it was: safe to put in one line."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One reason an input is rejected: where (file + JSON path), which rule, and what to do."""
+    """One reason an input is rejected: where (file + JSON path), which rule, and what to do.
+
+    Each part is cut (`clip`) so that a line stays readable whatever the input holds: a
+    JSON path may carry a key of any length, a message a value of any length.
+    """
 
     file: str
     path: str
     rule: str
     message: str
+
+    def __post_init__(self) -> None:
+        for name, limit in (("file", 1000), ("path", SHOWN_CHARS), ("message", 1000)):
+            value = getattr(self, name)
+            if len(value) > limit:
+                object.__setattr__(self, name, clip(value, limit))
 
     def __str__(self) -> str:
         return f"{self.file}: {self.path}: {self.message} [{self.rule}]"

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agentjudge.atif import Limits, Node, load_trees
 from agentjudge.errors import InputError, UsageError
 from tests.atif.docs import doc, step, with_refs, write
+from tests.opens import reaching, recording_opens
 
 
 def trees(*paths: Path, limits: Limits | None = None) -> list[Node]:
@@ -233,29 +231,6 @@ def test_usage_errors(tmp_path: Path) -> None:
 
 # -- confinement: nothing outside the named folder is ever opened -----------------------
 
-_opened: list[str] = []
-_recording = False
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _recording and event == "open" and isinstance(args[0], str | bytes | Path):
-        _opened.append(str(args[0]))
-
-
-sys.addaudithook(_audit)
-
-
-@contextmanager
-def recording_opens() -> Iterator[list[str]]:
-    """Every path `open`ed inside the block (Python's audit hook sees all file opens)."""
-    global _recording
-    _opened.clear()
-    _recording = True
-    try:
-        yield _opened
-    finally:
-        _recording = False
-
 
 @pytest.mark.parametrize(
     "ref",
@@ -277,3 +252,108 @@ def test_refs_cannot_escape_the_root(tmp_path: Path, ref: str) -> None:
     assert "/etc/passwd" not in opened
     assert opened, "the audit hook must see the files that are read"
     assert all(path.startswith(str(root_dir)) for path in opened), opened
+
+
+def linked_folder(tmp_path: Path) -> tuple[Path, Path]:
+    """`in/` holding one of each kind of link, and `out/` (a separate folder) they leak to."""
+    root_dir, out = tmp_path / "in", tmp_path / "out"
+    write(root_dir / "a.json", doc(2, trajectory_id="a"))
+    write(root_dir / "sub" / "b.json", doc(1, trajectory_id="b"))
+    write(out / "secret.json", doc(1, trajectory_id="secret"))
+    write(out / "folder" / "c.json", doc(1, trajectory_id="c"))
+    links = {
+        "inside.json": root_dir / "sub" / "b.json",  # a file found by its own path too
+        "data.json": root_dir / "sub" / "notes.txt",  # a file found only through the link
+        "outside.json": out / "secret.json",
+        "passwd.json": Path("/etc/passwd"),
+        "loop1.json": root_dir / "loop2.json",
+        "loop2.json": root_dir / "loop1.json",
+        "dangling.json": root_dir / "missing.json",
+        "subdir": root_dir / "sub",
+        "up": root_dir,  # a folder link back to an ancestor: nothing found twice
+        "outdir": out / "folder",
+        "notes.md": out / "secret.json",  # not a *.json name: not an input, not opened
+    }
+    write(root_dir / "sub" / "notes.txt", doc(1, trajectory_id="data"))
+    for name, target in links.items():
+        (root_dir / name).symlink_to(target)
+    return root_dir, out
+
+
+def test_links_in_a_named_folder_are_confined_to_it(tmp_path: Path) -> None:
+    root_dir, out = linked_folder(tmp_path)
+    with recording_opens() as opened:
+        roots = trees(root_dir)
+    problems = {
+        os.path.relpath(r.file, root_dir): [p.rule for p in r.all_problems()] for r in roots
+    }
+    assert problems == {
+        "a.json": [],
+        "data.json": [],
+        "dangling.json": ["input.symlink_dangling"],
+        "loop1.json": ["input.symlink_loop"],
+        "loop2.json": ["input.symlink_loop"],
+        "outdir": ["input.symlink_outside"],
+        "outside.json": ["input.symlink_outside"],
+        "passwd.json": ["input.symlink_outside"],
+        "sub/b.json": [],
+    }
+    (outside,) = [r for r in roots if r.file.endswith("outside.json")]
+    assert outside.all_problems()[0].message == (
+        f"symbolic link to {out / 'secret.json'}, outside the input folder {root_dir}; it was "
+        "not opened: copy the file into the folder, or name it (or a folder holding both) "
+        "instead"
+    )
+    assert reaching(opened, out) == []
+    assert "/etc/passwd" not in opened
+    assert str(root_dir / "sub" / "notes.txt") in opened  # the inside link was followed
+
+
+def test_a_pipe_named_json_is_refused_not_read(tmp_path: Path) -> None:
+    write(tmp_path / "a.json", doc(1))
+    os.mkfifo(tmp_path / "pipe.json")
+    roots = trees(tmp_path)
+    assert [[p.rule for p in r.all_problems()] for r in roots] == [[], ["file.not_regular"]]
+    with pytest.raises(UsageError, match="not a regular file or folder"):
+        trees(tmp_path / "pipe.json")
+
+
+def test_a_named_link_is_followed_and_its_target_folder_is_the_root(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    write(real / "a.json", with_refs(doc(2), 1, [{"trajectory_path": "b.json"}]))
+    write(real / "b.json", doc(1))
+    (tmp_path / "file.json").symlink_to(real / "a.json")
+    (tmp_path / "folder").symlink_to(real)
+    (root,) = trees(tmp_path / "file.json")
+    assert (root.file, root.valid, len(root.children)) == (str(tmp_path / "file.json"), True, 1)
+    (root,) = trees(tmp_path / "folder")
+    assert (root.file, root.valid) == (str(tmp_path / "folder" / "a.json"), True)
+
+
+def test_a_named_link_to_nothing_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "missing.json")
+    with pytest.raises(UsageError) as loop:
+        trees(tmp_path / "loop.json")
+    assert str(loop.value) == (
+        f"{tmp_path}/loop.json: symbolic link loop; fix the link or name another path"
+    )
+    with pytest.raises(UsageError) as dangling:
+        trees(tmp_path / "dangling.json")
+    assert str(dangling.value) == (
+        f"{tmp_path}/dangling.json: symbolic link to {tmp_path}/missing.json, which does not "
+        "exist; fix the link or name another path"
+    )
+
+
+def test_refs_to_broken_links_are_not_found(tmp_path: Path) -> None:
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "missing.json")
+    refs = [{"trajectory_path": "loop.json"}, {"trajectory_path": "dangling.json"}]
+    write(tmp_path / "a.json", with_refs(doc(2), 1, refs))
+    write(tmp_path / "b.json", doc(1, continued_trajectory_ref="loop.json"))
+    a, b = trees(tmp_path / "a.json", tmp_path / "b.json")
+    assert [o.reason for o in a.all_omitted()] == ["file_not_found", "file_not_found"]
+    assert [o.reason for o in b.all_omitted()] == ["continuation_not_found"]
+    assert a.valid
+    assert b.valid

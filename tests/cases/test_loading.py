@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,25 @@ def test_a_traces_folder_merges_its_json_files_in_order(tmp_path: Path) -> None:
     assert list(load_traces(files).traces) == ["a", "b"]
     with pytest.raises(UsageError, match="pass --traces"):
         trace_files(None, None)
+
+
+def test_the_projects_newest_traces_file_must_stay_in_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "proj" / "artifacts" / "traces"
+    folder.mkdir(parents=True)
+    os.utime(write(folder / "traces_20260101_000000.json", {"traces": []}), (1, 1))  # older
+    write(tmp_path / "elsewhere.json", {"traces": []})
+    (folder / "traces_20260202_000000.json").symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(UsageError) as caught:
+        trace_files(tmp_path / "proj", None)
+    link = folder / "traces_20260202_000000.json"
+    assert str(caught.value).startswith(
+        f"traces file {link}: $: symbolic link to {tmp_path}/elsewhere.json, outside the input "
+        f"folder {folder}; it was not opened"
+    )
+    link.unlink()
+    link.symlink_to(folder / "gone.json")  # a dangling link is refused, not a traceback
+    with pytest.raises(UsageError, match=r"\[input\.symlink_dangling\]$"):
+        trace_files(tmp_path / "proj", None)
 
 
 def test_a_trace_without_case_id_is_refused(tmp_path: Path) -> None:

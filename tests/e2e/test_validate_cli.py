@@ -86,6 +86,30 @@ def test_usage_errors_exit_3(tmp_path: Path) -> None:
     assert run("validate", "--max-total-steps", "0", tmp_path).returncode == 3
 
 
+def test_links_that_loop_or_lead_outside_are_problems_not_tracebacks(tmp_path: Path) -> None:
+    write(tmp_path / "in" / "a.json", doc(1))
+    (tmp_path / "in" / "loop.json").symlink_to(tmp_path / "in" / "loop.json")
+    (tmp_path / "in" / "passwd.json").symlink_to("/etc/passwd")
+    result = run("validate", tmp_path / "in")
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[1:5] == [
+        f"invalid  {tmp_path}/in/loop.json",
+        f"    {tmp_path}/in/loop.json: $: symbolic link loop; fix or remove the link "
+        "[input.symlink_loop]",
+        f"invalid  {tmp_path}/in/passwd.json",
+        f"    {tmp_path}/in/passwd.json: $: symbolic link to /etc/passwd, outside the input "
+        f"folder {tmp_path}/in; it was not opened: copy the file into the folder, or name it "
+        "(or a folder holding both) instead [input.symlink_outside]",
+    ]
+    assert "root:" not in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    loop = run("validate", tmp_path / "in" / "loop.json")
+    assert (loop.returncode, loop.stderr.strip()) == (
+        3,
+        f"error: {tmp_path}/in/loop.json: symbolic link loop; fix the link or name another path",
+    )
+
+
 def test_too_many_files_is_one_clear_line(tmp_path: Path) -> None:
     for name in "abc":
         write(tmp_path / f"{name}.json", doc(1))

@@ -98,7 +98,7 @@ def index_files(
     usable = method == "fork" or _main_is_importable()
     if workers < 2 or len(inputs) < PARALLEL_MIN_FILES or not usable:
         for item in inputs:
-            yield index_file(item.path, item.root, item.display, max_file_bytes)
+            yield _index_input(item, max_file_bytes)
         return
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
@@ -112,6 +112,8 @@ def _main_is_importable() -> bool:
 
 
 def _index_input(item: InputFile, max_file_bytes: int) -> FileInfo:
+    if item.problem is not None:  # refused by discovery: never opened
+        return FileInfo(item.path, item.root, item.display, "", None, (item.problem,))
     return index_file(item.path, item.root, item.display, max_file_bytes)
 
 

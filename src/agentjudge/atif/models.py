@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
+from agentjudge.errors import clip
+
 SCHEMA_VERSIONS: tuple[str, ...] = tuple(f"ATIF-v1.{minor}" for minor in range(9))
 SchemaVersion = Literal[
     "ATIF-v1.0",
@@ -65,10 +67,11 @@ class ContentPart(_Strict):
             media = self.source.media_type
             if self.type == "image" and media not in IMAGE_MEDIA_TYPES:
                 raise ValueError(
-                    f"image media_type {media!r} is not one of {sorted(IMAGE_MEDIA_TYPES)}"
+                    f"image media_type {clip(repr(media))} is not one of "
+                    f"{sorted(IMAGE_MEDIA_TYPES)}"
                 )
             if self.type == "audio" and not media.startswith("audio/"):
-                raise ValueError(f"audio media_type {media!r} must start with 'audio/'")
+                raise ValueError(f"audio media_type {clip(repr(media))} must start with 'audio/'")
             if self.type == "image" and self.source.duration_sec is not None:
                 raise ValueError("an image source has no 'duration_sec'")
         return self

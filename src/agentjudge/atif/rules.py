@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from agentjudge.atif.models import Step, SubagentRef, Trajectory, version_minor
-from agentjudge.errors import Problem
+from agentjudge.errors import Problem, clip
 
 AGENT_ONLY_FIELDS = ("model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics")
 NO_LLM_FORBIDDEN = ("metrics", "reasoning_content")
@@ -75,7 +75,8 @@ def _check_step(step: Step, index: int, minor: int, file: str, path: str) -> Ite
                 file,
                 f"{r_path}.source_call_id",
                 "observation.source_call_id",
-                f"source_call_id {result.source_call_id!r} matches no tool_call_id of this step",
+                f"source_call_id {clip(repr(result.source_call_id))} matches no tool_call_id "
+                "of this step",
             )
         ref_value = result.subagent_trajectory_ref
         if isinstance(ref_value, SubagentRef) and minor >= 2:
@@ -127,7 +128,7 @@ def _check_embedded(traj: Trajectory, file: str, path: str) -> Iterator[Problem]
                 file,
                 f"{c_path}.trajectory_id",
                 "subagent.trajectory_id",
-                f"trajectory_id {child.trajectory_id!r} repeats a sibling's; "
+                f"trajectory_id {clip(repr(child.trajectory_id))} repeats a sibling's; "
                 "embedded subagents need unique ids",
             )
         else:

@@ -25,7 +25,7 @@ from agentjudge.atif.index import (
     index_files,
 )
 from agentjudge.atif.limits import Limits
-from agentjudge.errors import Problem
+from agentjudge.errors import Problem, clip
 
 NodeKind = Literal["root", "embedded", "file", "session", "sidechain"]
 OmitReason = Literal[
@@ -193,7 +193,7 @@ class _Builder:
                         info.display,
                         "$.trajectory_id",
                         "collection.duplicate_trajectory_id",
-                        f"trajectory_id {tid!r} is also used by {first[tid].display}; "
+                        f"trajectory_id {clip(repr(tid))} is also used by {first[tid].display}; "
                         "trajectory ids must be unique across the collection",
                     )
                 )
@@ -335,8 +335,8 @@ class _Builder:
                         current_info.display,
                         ref_path,
                         "tree.cycle",
-                        f"continuation {current.continuation!r} leads back to a file already "
-                        "in this node",
+                        f"continuation {clip(repr(current.continuation))} leads back to a file "
+                        "already in this node",
                     )
                 )
                 break
@@ -497,12 +497,13 @@ def _confine(ref: str, base: Path, root: Path) -> Path | None:
     """`ref` resolved against `base`, or None when it leaves `root` (by `..`, absolute or link).
 
     Only path arithmetic and `realpath` (which reads links, never file contents) happen
-    here, so nothing outside the root is ever opened.
+    here, so nothing outside the root is ever opened. A dangling link resolves to its
+    missing target and a link loop stays unresolved: both are then files not found.
     """
     candidate = Path(os.path.normpath(base / ref))
     if not candidate.is_relative_to(root):
         return None
-    real = candidate.resolve()
+    real = Path(os.path.realpath(candidate))  # not Path.resolve: it raises on a loop
     return real if real.is_relative_to(root) else None
 
 

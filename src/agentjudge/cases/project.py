@@ -106,7 +106,8 @@ def latest_traces(root: Path) -> Path | None:
     folder = root / TRACES_DIR
     if not folder.is_dir():
         return None
-    files = sorted(folder.glob("traces_*.json"), key=lambda p: p.stat().st_mtime)
+    # a link's own time: its target may be missing or outside (`trace_files` refuses those)
+    files = sorted(folder.glob("traces_*.json"), key=lambda p: p.lstat().st_mtime)
     return files[-1] if files else None
 
 

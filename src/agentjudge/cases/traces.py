@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.cases.project import TRACES_DIR, caller_dir, json_files, latest_traces
-from agentjudge.errors import UsageError
+from agentjudge.confine import not_regular_problem, resolve_inside
+from agentjudge.errors import Problem, UsageError
 from agentjudge.report.files import read_json
 
 # Wrapper fields copied from the first file that has them (they describe the agent run).
@@ -63,7 +64,8 @@ def trace_files(root: Path | None, value: str | None) -> list[Path]:
                 path = under
             elif caller_dir() != Path.cwd():  # run from the project by our extension
                 path = Path(os.path.normpath(caller_dir() / path))
-        return json_files(path, "--traces")
+        files = json_files(path, "--traces")
+        return _confined(files, Path(os.path.realpath(path))) if path.is_dir() else files
     if root is None:
         raise UsageError(
             "--traces: not inside a graph-agents-cli project (no graph-agents-cli-manifest.yaml "
@@ -75,7 +77,19 @@ def trace_files(root: Path | None, value: str | None) -> list[Path]:
             f"--traces: no traces_*.json under {root / TRACES_DIR}; run "
             "`graph-agents-cli eval generate` first, or pass --traces FILE_OR_FOLDER"
         )
-    return [newest]
+    return _confined([newest], Path(os.path.realpath(root / TRACES_DIR)))
+
+
+def _confined(files: list[Path], root: Path) -> list[Path]:
+    """A folder's files, checked before any is opened: a link must lead to a regular file
+    inside the folder (a file the user names is followed wherever it leads)."""
+    for path in files:
+        target = resolve_inside(path, root, str(path))
+        if isinstance(target, Problem):
+            raise UsageError(f"traces file {target}")
+        if not (target.is_file() or target.is_dir()):  # a folder: `read_json` says so
+            raise UsageError(f"traces file {not_regular_problem(str(path))}")
+    return files
 
 
 def load_traces(files: list[Path]) -> TraceSet:
