@@ -17,7 +17,7 @@ from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import exporting
 from agentjudge.report.files import check_writable, write_atomic
 from agentjudge.report.results import results_document
-from agentjudge.report.training import Selection, manifest_path, training_manifests
+from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
 from agentjudge.scoring.job import JobResult, ScoringJob, load_roots
@@ -54,6 +54,9 @@ def score_trajectories(
     started = datetime.now(UTC)
     output = Path(config.output)
     check_writable(output)  # before any judge call: never judge work that cannot be saved
+    if config.training_threshold is not None:
+        for selection in SELECTIONS:
+            check_writable(manifest_path(output, selection), "--output", "a training manifest")
     criteria = resolve_criteria(
         config.scoring_mode,
         config.rubric,
@@ -128,6 +131,6 @@ def score_trajectories(
     if config.training_threshold is not None:
         manifests = training_manifests(document, list(config.trajectory_path))
         for selection, manifest in manifests.items():
-            write_atomic(manifest_path(output, selection), manifest)
+            write_atomic(manifest_path(output, selection), manifest, what="a training manifest")
     write_atomic(output, document)
     return ScoreRun(document, result, client.stats, output, notice, manifests)

@@ -1,14 +1,17 @@
 """The `agentjudge` command: parses flags, calls the library, maps errors to exit codes.
 
-Exit codes (docs/cli.md): 0 success, 1 invalid input (or an incomplete/failed gate),
-2 job failed, 3 usage or configuration error, 130 interrupted.
+Exit codes (docs/scoring.md, docs/cases.md): 0 success, 1 invalid input (or an
+incomplete/failed gate), 2 job failed, 3 usage or configuration error, 4 internal error (a
+bug), 130 interrupted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -24,6 +27,7 @@ from agentjudge.cli_cases import register as register_case_commands
 from agentjudge.cli_report import register as register_report_commands
 from agentjudge.cli_report import write_html_report
 from agentjudge.errors import (
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_JOB_FAILED,
@@ -32,6 +36,7 @@ from agentjudge.errors import (
     AgentJudgeError,
     InputError,
     UsageError,
+    clip,
 )
 from agentjudge.judge.secrets import API_KEY_ENV
 from agentjudge.report.files import check_writable
@@ -64,13 +69,24 @@ def _version(value: bool) -> None:
         raise typer.Exit(EXIT_OK)
 
 
+# Set by --debug (or AGENTJUDGE_DEBUG=1): an internal error then shows its traceback.
+_debug = {"on": False}
+
+
 @app.callback()
 def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="Show the traceback of an internal error (exit 4), to report it."
+        ),
+    ] = False,
 ) -> None:
     """Judge recorded AI-agent runs."""
+    _debug["on"] = debug
 
 
 MaxFileBytes = Annotated[
@@ -369,7 +385,7 @@ def judge_server(
     from agentjudge.testing.mimic import DIALECTS
 
     if mimic is not None and mimic not in DIALECTS:
-        raise UsageError(f"--mimic must be one of {', '.join(DIALECTS)}, not {mimic!r}")
+        raise UsageError(f"--mimic must be one of {', '.join(DIALECTS)}, not {clip(repr(mimic))}")
 
     async def serve() -> None:
         script = Script(latency=latency, capacity=capacity)
@@ -444,7 +460,7 @@ def run_score(
         run = score_trajectories(config, progress=progress, on_note=note)
     document, result, stats = run.document, run.result, run.stats
     if html is not None:
-        write_html_report(document, html, run.output)
+        write_html_report(document, html, run.output, "--html")
     if mlflow_uri:
         run_id = log_run(document, mlflow_uri, mlflow_experiment)
         console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
@@ -497,10 +513,13 @@ def main(argv: list[str] | None = None) -> int:
             typer.echo(f"error: {problem}", err=True)
         return exc.exit_code
     except AgentJudgeError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        # the sites that quote a value cut it; this bounds the ones that do not
+        typer.echo(f"error: {clip(str(exc), 2000)}", err=True)
         return exc.exit_code
     except KeyboardInterrupt:
         result = EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of ours: CI must tell it from a failing gate
+        return internal_error(exc, _debug["on"] or os.environ.get("AGENTJUDGE_DEBUG") == "1")
     if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this code itself
         typer.echo(
             "interrupted: nothing was written; the verdicts judged so far are kept in the "
@@ -508,6 +527,32 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
     return result if isinstance(result, int) else EXIT_OK
+
+
+def internal_error(exc: BaseException, debug: bool) -> int:
+    """Say in one line that `exc` is a bug of ours and how to report it; the traceback only
+    when `debug`. The exception's own text is left out: it may hold input or a credential."""
+    if debug:
+        traceback.print_exception(exc)
+    where = _origin(exc)
+    typer.echo(
+        f"error: internal error ({type(exc).__name__}{where}): this is a bug in agentjudge "
+        f"{__version__}, not in your input; please report it to the agentjudge maintainers "
+        "with the command and what it prints when run again as `agentjudge --debug ...` "
+        "(or with AGENTJUDGE_DEBUG=1)",
+        err=True,
+    )
+    return EXIT_INTERNAL
+
+
+def _origin(exc: BaseException) -> str:
+    """` at module.py:123`: the innermost frame of ours, to make a report findable."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if f"{os.sep}agentjudge{os.sep}" in f.filename]
+    if not ours:
+        return ""
+    frame = ours[-1]
+    return f" at {clip(os.path.basename(frame.filename), 60)}:{frame.lineno}"
 
 
 if __name__ == "__main__":

@@ -98,7 +98,8 @@ def grade_command(
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
 
     Exit codes: 0 gate met; 1 a case failed or a quality metric is under its min_pass_rate;
-    2 a case is error or missing (incomplete run); 3 configuration error (nothing written).
+    2 a case is error or missing (incomplete run); 3 configuration error (nothing written);
+    4 internal error (a bug).
     """
     from agentjudge.cases.grade import GradeOptions, grade
     from agentjudge.cases.report import print_summary, write_junit
@@ -143,7 +144,7 @@ def grade_command(
     if junit is not None:
         write_junit(junit, run.document)
     if html is not None:
-        write_html_report(run.document, html, run.output)
+        write_html_report(run.document, html, run.output, "--html")
     if not quiet and run.stats is not None and run.stats.cache_hits:
         from agentjudge.judge.store import store_line
 

@@ -13,9 +13,11 @@ from agentjudge.report.files import read_json, write_text_atomic
 from agentjudge.report.html import NotAResultsDocument, render_html
 
 
-def write_html_report(document: dict[str, Any], output: Path, source: Path | str) -> None:
+def write_html_report(
+    document: dict[str, Any], output: Path, source: Path | str, flag: str = "--output"
+) -> None:
     """Render `document` and write it to `output` atomically; `source` names the results
-    in error messages."""
+    in error messages, `flag` the option that chose `output`."""
     try:
         page = render_html(document)
     except NotAResultsDocument as exc:
@@ -29,12 +31,7 @@ def write_html_report(document: dict[str, Any], output: Path, source: Path | str
             f"{source}: a field of these results is missing or malformed "
             f"({type(exc).__name__}: {exc}); pass an unmodified results file"
         ) from None
-    try:
-        write_text_atomic(output, page)
-    except OSError as exc:
-        raise UsageError(
-            f"{output}: cannot write the report here ({exc.strerror}); choose another --output"
-        ) from None
+    write_text_atomic(output, page, flag, "the HTML report")
 
 
 def report_command(

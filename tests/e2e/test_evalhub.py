@@ -6,6 +6,7 @@ process; we check the job's metrics and the MLflow artifact through MLflow's RES
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -94,12 +95,13 @@ def run_job(
     name: str,
     experiment: bool = True,
     provider: str = "agentjudge",
+    url: str | None = None,
 ) -> dict[str, Any]:
     """Submit a job through eval-hub's API, wait for it to end; the job as eval-hub keeps
     it, its logs, and its id."""
     body: dict[str, Any] = {
         "name": name,
-        "model": {"url": judge.base_url, "name": "judge"},
+        "model": {"url": url or judge.base_url, "name": "judge"},
         "benchmarks": [
             {"id": "atif_trajectory_default", "provider_id": provider, "parameters": parameters}
         ],
@@ -188,6 +190,21 @@ def test_a_failing_judge_ends_the_job_failed_with_our_code(
     (bench,) = job["status"]["benchmarks"]
     assert bench["error_message"]["message_code"] == "agentjudge_job_failed"
     assert bench["error_message"]["message"] == "the scoring job failed: judge_error"
+
+
+def test_credentials_in_the_judge_url_are_its_key_never_shown(
+    tmp_path: Path, evalhub_url: str
+) -> None:
+    """The job that crashed (`unexpected ExceptionGroup`) when the URL carried user info."""
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    with JudgeServer() as judge:
+        url = judge.base_url.replace("http://", "http://user:hunter2secret@")
+        outcome = run_job(evalhub_url, judge, ours(runs), "creds", url=url)
+    assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
+    assert {entry.headers.get("authorization") for entry in judge.log} == {"Bearer hunter2secret"}
+    # eval-hub keeps (and logs) the job's model.url as given: anywhere else is ours
+    shown = (json.dumps(outcome["job"]) + outcome["logs"]).replace(url, "")
+    assert "hunter2secret" not in shown
 
 
 REGISTRY = {

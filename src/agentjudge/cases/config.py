@@ -14,7 +14,7 @@ import yaml
 
 from agentjudge.cases.dataset import threshold_spec
 from agentjudge.cases.judges import BUILTIN_JUDGES, JudgeSpec, merge_judge
-from agentjudge.errors import UsageError
+from agentjudge.errors import UsageError, clip
 
 TOP_KEYS = ("judge", "quality_metrics", "judges", "custom_metrics")
 JUDGE_KEYS = ("provider", "model", "max_tool_result_chars")
@@ -69,7 +69,8 @@ class EvalConfig:
         if metric in self.custom_metrics:
             return self.custom_metrics[metric].threshold
         raise UsageError(
-            f"metric {metric!r} has no threshold: set judge.{metric}.threshold on the case, or "
+            f"metric {clip(repr(metric))} has no threshold: set judge.{metric}.threshold on the "
+            "case, or "
             f"quality_metrics.{metric}.threshold or judges.{metric}.threshold in eval_config.yaml"
         )
 
@@ -139,7 +140,7 @@ def _max_chars(judge: dict[str, Any], where: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UsageError(
             f"{where}: judge.max_tool_result_chars: must be a whole number >= 1, or null to "
-            f"never cut tool results (got {value!r})"
+            f"never cut tool results (got {clip(repr(value))})"
         )
     return value
 
@@ -174,7 +175,9 @@ def _custom_metrics(raw: Any, where: str) -> dict[str, CustomMetric]:
             )
         name = str(item.get("name") or target.rsplit(":", 1)[1])
         if name in metrics:
-            raise UsageError(f"{at}: the name {name!r} is used twice; set a distinct name")
+            raise UsageError(
+                f"{at}: the name {clip(repr(name))} is used twice; set a distinct name"
+            )
         metrics[name] = CustomMetric(
             name=name,
             callable=target,
@@ -203,7 +206,9 @@ def _quality(raw: Any, where: str, known: set[str]) -> dict[str, QualityMetric]:
             raise UsageError(f"{at}.threshold: required (a quality metric gates on it)")
         rate = _number(spec.get("min_pass_rate", 1.0), f"{at}.min_pass_rate")
         if not 0.0 <= rate <= 1.0:
-            raise UsageError(f"{at}.min_pass_rate: must be between 0 and 1 (got {rate!r})")
+            raise UsageError(
+                f"{at}.min_pass_rate: must be between 0 and 1 (got {clip(repr(rate))})"
+            )
         metrics[str(name)] = QualityMetric(
             str(name), _number(spec["threshold"], f"{at}.threshold"), rate
         )
@@ -212,5 +217,5 @@ def _quality(raw: Any, where: str, known: set[str]) -> dict[str, QualityMetric]:
 
 def _number(value: Any, at: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UsageError(f"{at}: must be a number (got {value!r})")
+        raise UsageError(f"{at}: must be a number (got {clip(repr(value))})")
     return float(value)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.cases.expect import canonical_case, normalise_expect
-from agentjudge.errors import UsageError
+from agentjudge.errors import UsageError, clip
 from agentjudge.report.files import read_json
 
 ROLES = ("user", "assistant", "system")
@@ -65,7 +65,7 @@ def load_dataset(paths: list[Path]) -> Dataset:
             case = parse_case(raw, f"{path}: cases[{index}]")
             if case.id in seen:
                 raise UsageError(
-                    f"dataset {path}: cases[{index}].id {case.id!r} is already used in "
+                    f"dataset {path}: cases[{index}].id {clip(repr(case.id))} is already used in "
                     f"{seen[case.id]}; give every case a unique id"
                 )
             seen[case.id] = path
@@ -89,7 +89,7 @@ def parse_case(raw: Any, where: str) -> Case:
     case_id = raw.get("id")
     if not isinstance(case_id, str) or not case_id.strip():
         raise UsageError(f"{where}.id: must be a non-empty string")
-    at = f"{where} (id {case_id!r})"
+    at = f"{where} (id {clip(repr(case_id))})"
     messages = raw.get("messages")
     if not isinstance(messages, list) or not messages:
         raise UsageError(f'{at}.messages: must be a non-empty list of {{"role", "content"}}')

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentjudge.cases.approval_match import match_problem
-from agentjudge.errors import UsageError
+from agentjudge.errors import UsageError, clip
 
 SCOPE_FINAL_TURN = "final_turn"
 SCOPE_ALL_TURNS = "all_turns"
@@ -230,7 +230,9 @@ def _flag(value: object, at: str) -> bool:
 def _scope(value: object, at: str) -> str:
     if isinstance(value, str) and value in SCOPES:
         return value
-    raise UsageError(f"{at}: must be one of {', '.join(SCOPES)}, got {value!r}; pick one of them")
+    raise UsageError(
+        f"{at}: must be one of {', '.join(SCOPES)}, got {clip(repr(value))}; pick one of them"
+    )
 
 
 def _limit(value: object, at: str) -> int | float:
@@ -269,7 +271,7 @@ def _approvals(value: object, at: str) -> list[dict[str, Any]]:
         if status not in APPROVAL_STATUSES:
             raise UsageError(
                 f"{item_at}.status: must be one of {', '.join(APPROVAL_STATUSES)}, "
-                f"got {status!r}; pick one of them (gated accepts any outcome)"
+                f"got {clip(repr(status))}; pick one of them (gated accepts any outcome)"
             )
         problem = match_problem(item.get("match"))
         if problem:

@@ -14,7 +14,7 @@ from agentjudge.cases.config import EvalConfig
 from agentjudge.cases.dataset import Case
 from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
-from agentjudge.errors import UsageError
+from agentjudge.errors import UsageError, clip
 
 STATUSES = (PASSED, FAILED, QUALITY, ERROR, MISSING)
 
@@ -125,7 +125,7 @@ def check_case_metrics(config: EvalConfig, case: Case) -> None:
     for name, spec in case_metrics(config, case).items():
         if name not in known:
             raise UsageError(
-                f"case {case.id!r}: judge.{name}: unknown metric (known: "
+                f"case {clip(repr(case.id))}: judge.{name}: unknown metric (known: "
                 f"{', '.join(sorted(known))}); define it under judges: in eval_config.yaml"
             )
         config.threshold(name, spec)
@@ -163,7 +163,7 @@ def apply_result(grade: CaseGrade, metric: str, result: MetricResult | None) -> 
         return
     score = result.score
     if not isinstance(score, int | float) or isinstance(score, bool):
-        entry["error"] = f"{label} returned no numeric score ({score!r})"
+        entry["error"] = f"{label} returned no numeric score ({clip(repr(score))})"
         grade.errors.append(f"error: {label} {metric}: no numeric score")
         return
     entry["score"] = float(score)

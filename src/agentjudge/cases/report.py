@@ -6,9 +6,7 @@ cases must not spend its time printing; the results file holds every case.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from rich.table import Table
 from agentjudge.cases.gate import STATUSES
 from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
+from agentjudge.report.files import write_file_atomic
 
 MAX_CASE_ROWS = 20
 # characters XML 1.0 cannot carry: a reply quoted in a reason may hold them
@@ -138,15 +137,13 @@ def junit_xml(document: dict[str, Any]) -> ET.ElementTree:
 
 def write_junit(path: Path, document: dict[str, Any]) -> None:
     """Write the JUnit XML atomically (a temporary file beside it, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            junit_xml(document).write(out, encoding="utf-8", xml_declaration=True)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    tree = junit_xml(document)
+    write_file_atomic(
+        path,
+        lambda out: tree.write(out, encoding="utf-8", xml_declaration=True),
+        "--junit",
+        "the JUnit XML",
+    )
 
 
 def _xml(text: str) -> str:

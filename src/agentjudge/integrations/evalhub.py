@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from evalhub.adapter.mlflow import MlflowArtifact
 from evalhub.models.api import MetricSchema, ResultType
 
 from agentjudge.api import ScoreRun, score_trajectories
-from agentjudge.errors import AgentJudgeError, InputError, UsageError
+from agentjudge.errors import EXIT_INTERNAL, AgentJudgeError, InputError, UsageError, clip
 from agentjudge.report.mlflow import log_run
 from agentjudge.report.training import manifest_name
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -135,7 +136,7 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
         "output",
     ):
         if forced in params:
-            raise UsageError(f"job parameter {forced!r} is set by eval-hub; remove it")
+            raise UsageError(f"job parameter {clip(repr(forced))} is set by eval-hub; remove it")
     params.update(
         judge="openai-compatible",
         judge_url=spec.model.url,
@@ -265,7 +266,15 @@ def main() -> int:
         return _fail(callbacks, "agentjudge_error", str(exc))
     except Exception as exc:
         # the type only: a library's message may hold a URL with credentials or a body
-        return _fail(callbacks, "agentjudge_internal_error", f"unexpected {type(exc).__name__}")
+        if os.environ.get("AGENTJUDGE_DEBUG") == "1":
+            traceback.print_exception(exc)
+        _fail(
+            callbacks,
+            "agentjudge_internal_error",
+            f"unexpected {type(exc).__name__}: a bug in agentjudge; please report it with the "
+            "job's log (set AGENTJUDGE_DEBUG=1 on the job for the traceback)",
+        )
+        return EXIT_INTERNAL
 
 
 def mlflow_artifacts(run: ScoreRun) -> list[MlflowArtifact]:

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agentjudge.errors import UsageError
+from agentjudge.errors import UsageError, clip
 
 MAX_RUBRIC_BYTES = 16 * 1024
 M = TypeVar("M", bound=BaseModel)
@@ -150,7 +150,7 @@ def resolve_criteria(
         chosen = BENCHMARK_RUBRICS.get(benchmark_name)
         if chosen is None:
             raise UsageError(
-                f"benchmark_name {benchmark_name!r} is not built in: use one of {names}"
+                f"benchmark_name {clip(repr(benchmark_name))} is not built in: use one of {names}"
             )
         return Criteria(mode=mode, rubric=chosen, registry_version=BENCHMARK_REGISTRY_VERSION)
     if mode in ("default", "auto"):
@@ -172,7 +172,7 @@ def resolve_criteria(
     if entry is None:
         names = ", ".join(sorted(parsed.rubrics)) or "none"
         raise UsageError(
-            f"{where}: no rubric named {reference_rubric!r} (it has: {names}); "
+            f"{where}: no rubric named {clip(repr(reference_rubric))} (it has: {names}); "
             "choose one with --reference-rubric"
         )
     chosen = Rubric(name=reference_rubric, aggregation=entry.aggregation, criteria=entry.criteria)

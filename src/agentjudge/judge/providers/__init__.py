@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from agentjudge.errors import UsageError
+from agentjudge.errors import UsageError, clip
 from agentjudge.judge.model_cache import ensure_model
 from agentjudge.judge.providers.anthropic import ANTHROPIC_URL, Anthropic
 from agentjudge.judge.providers.base import Answer, Provider, RetryDecision
@@ -20,7 +21,7 @@ from agentjudge.judge.providers.gemini import GEMINI_URL, Gemini
 from agentjudge.judge.providers.local import LOCAL_NOTICE, LocalJudge, require_extra
 from agentjudge.judge.providers.openai import OPENAI_URL, AzureOpenAI, OpenAI
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
-from agentjudge.judge.secrets import API_KEY_ENV
+from agentjudge.judge.secrets import API_KEY_ENV, redact_url
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,9 @@ def build_provider(
     environ = os.environ if environ is None else environ
     info = PROVIDERS.get(spec.kind)
     if info is None:
-        raise UsageError(f"unknown judge {spec.kind!r}: use one of {', '.join(PROVIDERS)}")
+        raise UsageError(
+            f"unknown judge {clip(repr(spec.kind))}: use one of {', '.join(PROVIDERS)}"
+        )
     if spec.kind == "fake":
         return info.make(spec, "", None)
     if spec.kind == "local":
@@ -156,12 +159,47 @@ def build_provider(
     if not spec.model:
         raise UsageError(f"the {spec.kind} judge needs a model: give {hints.model}")
     key = spec.api_key or _first(environ, (API_KEY_ENV, *info.key_env))
+    url, url_key = checked_url(url, hints.url)
+    if url_key is not None:
+        if key is not None:
+            raise UsageError(
+                f"{hints.url}: the judge URL carries credentials (user:password@) and an API "
+                "key is given too; keep one: drop the credentials from the URL, or the key"
+            )
+        key = url_key
     if key is None and info.needs_key:
         where = " or ".join((hints.key, *info.key_env))
         raise UsageError(f"the {spec.kind} judge needs an API key: set {where}")
     if spec.kind == "azure" and not spec.api_version:
         spec = replace(spec, api_version=_first(environ, AZURE_VERSION_ENV))
     return info.make(spec, url, key)
+
+
+def checked_url(url: str, flag: str = "--judge-url") -> tuple[str, str | None]:
+    """`url` checked (http or https, a host, a port in range) and without its user info,
+    plus the credential that user info carried (the password, else the user name): it is
+    the API key, sent the provider's way, so it never travels in the URL itself."""
+    shown = clip(redact_url(url), 100)
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port out of range or not a number
+    except ValueError:
+        raise UsageError(
+            f"{flag}: {shown} is not a valid URL (the port must be a number from 1 to 65535)"
+        ) from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise UsageError(
+            f"{flag}: {shown} must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)"
+        )
+    if not parts.hostname:
+        raise UsageError(f"{flag}: {shown} has no host (e.g. http://127.0.0.1:8000/v1)")
+    if port == 0:
+        raise UsageError(f"{flag}: {shown}: the port must be a number from 1 to 65535")
+    if "@" not in parts.netloc:
+        return url, None
+    credential = unquote(parts.password or parts.username or "") or None
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)), credential
 
 
 def _first(environ: Mapping[str, str], names: tuple[str, ...]) -> str | None:
@@ -184,4 +222,5 @@ __all__ = [
     "ProviderInfo",
     "RetryDecision",
     "build_provider",
+    "checked_url",
 ]
