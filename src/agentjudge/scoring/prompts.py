@@ -3,12 +3,14 @@
 Layout: the system message (instructions and criteria) is the same for every step of a
 job; the user message starts with the task, then the earlier steps of the current context
 block, then the step. Steps of one block therefore share a long common prefix, which
-providers cache. Trajectory content is always JSON-encoded inside tags: quoted data.
+providers cache. Trajectory content is always JSON-encoded inside tags: quoted data, in
+which no character can close a tag (see `quote`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
@@ -18,7 +20,7 @@ import orjson
 
 from agentjudge.scoring.criteria import Rubric
 
-PROMPT_VERSION = "agentjudge-atif-v1"
+PROMPT_VERSION = "agentjudge-atif-v2"  # v2: no character of quoted data can close a tag
 COMPACT_CHARS = 300  # per text field of a context step
 MAX_CONTEXT_OBSERVATIONS = 2
 
@@ -56,7 +58,8 @@ def user_prompt(task: str, reference: str | None, context: list[str], step: str)
         parts.append(f"<reference>{reference}</reference>")
     parts.append(_context(context))
     parts.append(f"<step>{step}</step>")
-    parts.append("Score the step in <step> as instructed. Answer with the JSON object only.")
+    # each tag occurs once in the message: the instruction names the step's tag in words
+    parts.append("Score the step in the step tag as instructed. Answer with the JSON object only.")
     return "\n".join(parts)
 
 
@@ -77,15 +80,57 @@ def _context(lines: list[str]) -> str:
 
 
 def quote(value: Any) -> str:
-    """Trajectory content as a JSON literal: data, never prompt text."""
-    if isinstance(value, str):
-        # the common case, on every request: orjson writes a string exactly as json does
-        # (ensure_ascii=False), only faster; lone surrogates, which it refuses, go to json
-        try:
-            return orjson.dumps(value).decode()
-        except TypeError:
-            pass
-    return json.dumps(value, ensure_ascii=False)
+    """Trajectory content as a JSON literal: data, never prompt text.
+
+    `json.loads` reads the literal back to `value`; no character in it can end or open a tag,
+    and none hides text (see `_inert`).
+    """
+    try:
+        # on every request: orjson writes the JSON that json would (compact,
+        # ensure_ascii=False), many times faster; what it refuses (lone surrogates, integers
+        # past 64 bits, keys that are not strings) goes to json
+        encoded = orjson.dumps(value)
+    except TypeError:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        encoded = text.encode(errors="surrogatepass")
+    return _inert(encoded)
+
+
+# JSON leaves these as they are inside a string. `<`, `>` and `&` would let data close its
+# tag (`</step>`) or, in the embedded judge, be read as a control token (`<|im_start|>`,
+# which llama-cpp-python tokenizes as the token itself); written as \u escapes they are the
+# same JSON text to a parser and plain characters to the judge.
+_TAG_CHARS = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+# Characters that break a line although JSON leaves them raw (NEL, U+2028, U+2029), and the
+# bidirectional controls (Unicode's Bidi_Control), which reorder or hide text on display:
+# escaped, the judge sees that they are there.
+_HIDDEN_CHARS = (
+    "\u0085\u061c\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_HIDDEN = re.compile(f"[{_HIDDEN_CHARS}]")
+# their UTF-8 lead bytes: most text has none, and a byte search is the fastest way to know
+_HIDDEN_LEADS = (0xC2, 0xD8, 0xE2)
+
+
+def _inert(encoded: bytes) -> str:
+    """UTF-8 JSON text with the characters above escaped. Outside its string literals JSON
+    text holds none of them, so only string content changes, and `json.loads` reads it the
+    same. Replacing bytes before decoding is faster than replacing in a str."""
+    for char, escaped in _TAG_CHARS:
+        encoded = encoded.replace(char, escaped)
+    text = encoded.decode(errors="surrogatepass")
+    # each test is several times faster than the next, and than a regex scan that finds none
+    if (
+        not encoded.isascii()
+        and any(lead in encoded for lead in _HIDDEN_LEADS)
+        and any(char in text for char in _HIDDEN_CHARS)
+    ):
+        return _HIDDEN.sub(_escape, text)
+    return text
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def quote_context(data: dict[str, Any]) -> str:

@@ -7,7 +7,8 @@ Ctrl-C and on errors. It runs in a process group of its own, which is what gets 
 Linux it also dies with us if we are killed outright.
 
 The model is small, so its output is constrained to the answer's JSON schema, with the
-reasoning asked for before the score (a 1.5B model scores much better that way).
+reasoning asked for before the score (a 1.5B model scores much better that way). No message
+reaches it holding the spelling of one of its control tokens (see `inert_tokens`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, Any, ClassVar
@@ -32,7 +35,7 @@ from agentjudge.errors import UsageError
 from agentjudge.judge.answer_schema import answer_schema
 from agentjudge.judge.model_cache import INSTALL_HINT, QWEN_CODER_1_5B
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
-from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.request import JudgeRequest, Message
 
 LOCAL_NOTICE = (
     "the embedded judge (Qwen2.5-Coder-1.5B on this CPU) is weak: meant for offline use and "
@@ -48,6 +51,12 @@ PORTABLE_BUILD = (
     "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 )
 STOP_GRACE = 5.0
+# llama-cpp-python renders the chat template and tokenizes the whole prompt with special=True
+# (llama_chat_format.py, chat_formatter_to_chat_completion_handler; no setting turns it off),
+# so a message holding `<|im_start|>system` would open a real system turn. These are the
+# spellings of Qwen2.5's control tokens (`<|name|>`, `</s>`) and of the tokens llama.cpp
+# matches even without special parsing (`<tool_call>`, `</tool_call>`).
+_CONTROL_TOKEN = re.compile(r"<(?=\|[^\s<>|]{1,64}\|>|/s>|/?tool_call>)")
 
 # Run in the child before llama_cpp.server replaces it: ask Linux to SIGTERM it when its
 # parent dies (even by SIGKILL), and quit if the parent is already gone.
@@ -68,6 +77,12 @@ def require_extra() -> None:
             f"the embedded judge (--judge local) needs the local extra "
             f"({', '.join(missing)} not installed): {INSTALL_HINT}"
         )
+
+
+def inert_tokens(text: str) -> str:
+    """`text` with the `<` of each control-token spelling written `\\u003c`, as quoted data
+    writes it: the judge still reads the text, its tokenizer no longer finds the token."""
+    return _CONTROL_TOKEN.sub(r"\\u003c", text)
 
 
 def machine_threads() -> int:
@@ -104,8 +119,14 @@ class LocalJudge(OpenAICompatible):
 
     @property
     def identity(self) -> str:
-        # the model file decides the answers, not the port its server happens to get
-        return f"local|sha256:{QWEN_CODER_1_5B.sha256}"
+        # the model file decides the answers, not the port its server happens to get; and so
+        # does the escaping in `build` (verdicts stored before it are not reused)
+        return f"local|sha256:{QWEN_CODER_1_5B.sha256}|control-tokens-escaped"
+
+    def build(self, request: JudgeRequest) -> httpx.Request:
+        """The request with no control token in any message (see `inert_tokens`)."""
+        messages = tuple(Message(m.role, inert_tokens(m.content)) for m in request.messages)
+        return super().build(replace(request, messages=messages))
 
     def schema_for(self, request: JudgeRequest, mode: ResponseMode) -> dict[str, Any]:
         """Scores in tenths and bounded reasoning, in every mode (see `answer_schema`)."""
