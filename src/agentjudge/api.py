@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.atif import Node
+from agentjudge.errors import UsageError
 from agentjudge.judge import ClientStats, JudgeClient
-from agentjudge.judge.providers import JudgeSpec, build_provider
+from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
+from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.running import run_judging
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.store import VerdictStore, default_store_path
@@ -19,7 +21,8 @@ from agentjudge.report.files import check_writable, write_atomic
 from agentjudge.report.results import results_document
 from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests
 from agentjudge.scoring.config import ScoreConfig
-from agentjudge.scoring.criteria import resolve_criteria
+from agentjudge.scoring.criteria import Criteria, resolve_criteria
+from agentjudge.scoring.estimate import PlanFigures, estimate_plan
 from agentjudge.scoring.job import JobResult, ScoringJob, load_roots
 
 # (roots, steps to judge, the job) -> a callback taking the steps judged so far
@@ -57,24 +60,8 @@ def score_trajectories(
     if config.training_threshold is not None:
         for selection in SELECTIONS:
             check_writable(manifest_path(output, selection), "--output", "a training manifest")
-    criteria = resolve_criteria(
-        config.scoring_mode,
-        config.rubric,
-        config.reference_registry_path,
-        config.reference_rubric,
-        config.benchmark_name,
-    )
-    if api_key is None and config.judge_api_key_file is not None:
-        api_key = load_api_key(config.judge_api_key_file)
-    spec = JudgeSpec(
-        config.judge,
-        config.judge_model,
-        config.judge_url,
-        api_key,
-        config.judge_api_version,
-        config.judge_reasoning_effort,
-    )
-    provider = build_provider(spec)
+    criteria = job_criteria(config)
+    provider = job_provider(config, api_key)
     notice = provider.notice
     concurrency, timeout = config.concurrency_limit, config.judge_timeout_seconds
     if provider.max_concurrency is not None:  # more calls than a server takes only queue
@@ -106,6 +93,8 @@ def score_trajectories(
                 metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
             )
             job = ScoringJob(config, criteria, client)
+            if config.max_input_tokens is not None or config.max_judge_requests is not None:
+                check_budgets(config, estimate_plan(roots, config, criteria, client.stored))
             if progress is not None:
                 job.on_step = progress(roots, job.steps_to_judge(roots), client)
 
@@ -134,3 +123,67 @@ def score_trajectories(
             write_atomic(manifest_path(output, selection), manifest, what="a training manifest")
     write_atomic(output, document)
     return ScoreRun(document, result, client.stats, output, notice, manifests)
+
+
+def job_criteria(config: ScoreConfig) -> Criteria:
+    """The criteria a job scores on, resolved (and checked) before any judge call."""
+    return resolve_criteria(
+        config.scoring_mode,
+        config.rubric,
+        config.reference_registry_path,
+        config.reference_rubric,
+        config.benchmark_name,
+    )
+
+
+def job_provider(config: ScoreConfig, api_key: str | None = None) -> Provider:
+    """The judge a job's configuration names, its key from `api_key` or the key file."""
+    if api_key is None and config.judge_api_key_file is not None:
+        api_key = load_api_key(config.judge_api_key_file)
+    spec = JudgeSpec(
+        config.judge,
+        config.judge_model,
+        config.judge_url,
+        api_key,
+        config.judge_api_version,
+        config.judge_reasoning_effort,
+    )
+    return build_provider(spec)
+
+
+def plan_trajectories(config: ScoreConfig, api_key: str | None = None) -> PlanFigures:
+    """What `score_trajectories(config)` would send, without sending anything: loads and
+    validates the trajectories, plans every request, and looks each one up in the verdict
+    store (when it exists: a dry run creates none)."""
+    criteria = job_criteria(config)
+    provider = job_provider(config, api_key)
+    path = Path(config.cache_path or default_store_path())
+    store = VerdictStore(path) if config.cache and path.exists() else None
+    try:
+        roots = load_roots(config)
+
+        def stored(request: JudgeRequest) -> bool:
+            return store is not None and store.has(request.key(provider.identity))
+
+        return estimate_plan(roots, config, criteria, stored)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def check_budgets(config: ScoreConfig, figures: PlanFigures) -> None:
+    """`UsageError`, with the figures, when the plan exceeds `max_input_tokens` or
+    `max_judge_requests` (categorizations left out: they depend on scores)."""
+    tokens, calls = figures.input_tokens_to_send, figures.calls_to_send
+    if config.max_input_tokens is not None and tokens > config.max_input_tokens:
+        raise UsageError(
+            f"the job would send about {tokens:,} input tokens ({calls:,} judge calls, "
+            f"categorizations not counted), over max_input_tokens={config.max_input_tokens:,}; "
+            "raise --max-input-tokens, or score fewer trajectories (see --dry-run)"
+        )
+    if config.max_judge_requests is not None and calls > config.max_judge_requests:
+        raise UsageError(
+            f"the job would make {calls:,} judge calls (categorizations not counted), over "
+            f"max_judge_requests={config.max_judge_requests:,}; raise --max-judge-requests, "
+            "or score fewer trajectories (see --dry-run)"
+        )

@@ -217,7 +217,33 @@ def score(
         float | None, _opt("--judge-initial-backoff-seconds", "[0.5].")
     ] = None,
     max_judge_requests: Annotated[
-        int | None, _opt("--max-judge-requests", "Job-wide cap on judge HTTP calls.")
+        int | None,
+        _opt(
+            "--max-judge-requests",
+            "Cap on judge calls: the plan is checked before the first, the run stops at it.",
+        ),
+    ] = None,
+    max_input_tokens: Annotated[
+        int | None,
+        _opt("--max-input-tokens", "Refuse (exit 3) a job whose plan sends more input tokens."),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Plan only: judge calls, tokens, store hits and cost; no judge call.",
+        ),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="With --dry-run: print the plan as JSON.")
+    ] = False,
+    price_in: Annotated[
+        float | None,
+        typer.Option("--price-in", min=0, help="With --dry-run: USD per million input tokens."),
+    ] = None,
+    price_out: Annotated[
+        float | None,
+        typer.Option("--price-out", min=0, help="With --dry-run: USD per million output tokens."),
     ] = None,
     max_file_bytes: Annotated[
         int | None, _opt("--max-file-bytes", "Largest trajectory file [10 MiB].")
@@ -320,6 +346,7 @@ def score(
         "judge_retry_round_pause_seconds": judge_retry_round_pause_seconds,
         "judge_initial_backoff_seconds": judge_initial_backoff_seconds,
         "max_judge_requests": max_judge_requests,
+        "max_input_tokens": max_input_tokens,
         "max_file_bytes": max_file_bytes,
         "max_trajectory_files": max_trajectory_files,
         "max_steps_per_trajectory": max_steps_per_trajectory,
@@ -341,8 +368,29 @@ def score(
         raise UsageError(
             "no input: name trajectory files or folders (or trajectory_path in --config)"
         )
+    if dry_run:
+        return run_dry_run(config, as_json, price_in, price_out)
     interactive = sys.stderr.isatty() and not quiet
     return run_score(config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment, html)
+
+
+def run_dry_run(
+    config: ScoreConfig, as_json: bool, price_in: float | None, price_out: float | None
+) -> int:
+    """Print what the job would send (see `plan_trajectories`); exit 3 when it is over a
+    budget, else 0."""
+    from agentjudge.api import check_budgets, plan_trajectories
+    from agentjudge.report.plan import plan_document, plan_lines
+
+    figures = plan_trajectories(config)
+    document = plan_document(figures, price_in, price_out)
+    if as_json:
+        typer.echo(json.dumps(document))
+    else:
+        for line in plan_lines(document):
+            typer.echo(line)
+    check_budgets(config, figures)
+    return EXIT_OK
 
 
 @app.command()

@@ -480,10 +480,12 @@ def test_a_collector_that_is_down_is_one_warning_and_the_job_goes_on(
 def test_training_manifests_beside_the_results(tmp_path: Path, server: JudgeServer) -> None:
     runs = tree(tmp_path)  # root aggregate (1.0+0.5+0.0+0.8+0.6)/5 = 0.58, complete
     low = doc(2)
+    low["steps"][0]["message"] = "a task [[score=0.6]]"
     low["steps"][1]["message"] = "meh [[score=0.2]]"
     write(runs / "low.json", low)
     orphan = doc(3)  # its subagent's file is missing: incomplete, whatever its score
-    orphan["steps"][1]["message"] = "fine [[score=0.9]]"
+    for index, message in enumerate(["a task", "fine", "done"]):
+        orphan["steps"][index]["message"] = f"{message} [[score=0.9]]"
     with_refs(orphan, 2, [{"trajectory_path": "gone.json"}])
     write(runs / "orphan.json", orphan)
     flags = ["--training-threshold", "0.55", "--subagent-aggregation", "hierarchical"]

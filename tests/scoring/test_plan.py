@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import httpx
+import pytest
 
 from agentjudge.atif import load_trees
 from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import OpenAICompatible
+from agentjudge.judge.request import JudgeRequest
 from agentjudge.scoring.config import ScoreConfig
-from agentjudge.scoring.criteria import resolve_criteria
+from agentjudge.scoring.criteria import Criteria, resolve_criteria
+from agentjudge.scoring.estimate import estimate_plan
 from agentjudge.scoring.job import ScoringJob, load_roots
+from agentjudge.scoring.plan import NodePlan, common_prefix_chars, derive_request, plan_node
+from agentjudge.scoring.prompts import PROMPT_VERSION, system_prompt
 from agentjudge.scoring.steps import FileCache, node_steps
-from tests.atif.docs import doc, step, write
+from tests.atif.docs import doc, step, with_refs, write
 
 VERDICT = b'{"choices": [{"message": {"content": "{\\"score\\": 0.9}"}}]}'
 
@@ -128,3 +134,129 @@ def test_a_job_plans_only_a_budget_of_steps_ahead_and_judges_every_step(tmp_path
     assert max(peak) <= 32
     assert peak.count(32) >= 1  # the 100-step tree went alone, on the whole budget
     assert max(peak) > 6  # the small trees were judged several at once
+
+
+# --- the plan itself: requests built without a judge, a client or a network ---------------
+
+
+def config(**values: object) -> ScoreConfig:
+    return ScoreConfig.model_validate({"trajectory_path": ["."], "judge": "fake", **values})
+
+
+def planned_tree(folder: Path, criteria: Criteria, **values: object) -> list[NodePlan]:
+    """The plan of every node of the one tree in `folder`, as the job builds it."""
+    (root,) = list(load_trees([folder]))
+    files = FileCache()
+    settings = config(**values)
+    return [
+        plan_node(node_steps(n, files), n.trajectory_id, criteria.rubric, criteria, settings)
+        for n in root.walk()
+    ]
+
+
+def user_text(request: JudgeRequest) -> str:
+    return request.messages[1].content
+
+
+def test_a_continued_trajectory_plans_one_request_per_scored_step(
+    atif_fixtures: Path,
+) -> None:
+    plans = planned_tree(
+        atif_fixtures / "harbor-golden__t2-linear-history", resolve_criteria("default")
+    )
+    (root,) = plans  # one node of two segments: 13 steps, 4 of them copied context
+    # the copied steps are shown as context (the second segment's steps see them)
+    assert set(root.steps[5].context) >= {5, 6, 7, 8}
+    assert [(p.view.segment, p.view.step_id) for p in root.steps] == [
+        (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 5), (1, 6), (1, 7), (1, 8),
+    ]  # fmt: skip
+    assert all(not p.view.is_context for p in root.steps)
+    # each request shows the context block before its step, never a later step
+    for planned in root.steps:
+        assert all(c < len(root.quoted) for c in planned.context)
+        assert list(planned.context) == sorted(planned.context)
+        assert user_text(planned.request).count("<step>") == 1
+    assert len({p.request.key("j") for p in root.steps}) == len(root.steps)
+
+
+def test_a_parent_and_its_subagent_are_planned_apart(tmp_path: Path) -> None:
+    parent = doc(3)
+    with_refs(parent, 2, [{"trajectory_path": "child.json"}])
+    write(tmp_path / "root.json", parent)
+    write(tmp_path / "child.json", doc(2, session_id="child"))
+    plans = planned_tree(tmp_path, resolve_criteria("default"))
+    assert [len(p.steps) for p in plans] == [3, 2]
+
+
+def test_requests_of_a_context_block_share_their_prefix_exactly(tmp_path: Path) -> None:
+    steps = [step(1, "user", "task")] + [step(i, message=f"step {i}") for i in range(2, 11)]
+    write(tmp_path / "t.json", doc(1, steps=steps))
+    (plan,) = planned_tree(tmp_path, resolve_criteria("default"), context_steps=4)
+    users = [user_text(p.request) for p in plan.steps]
+    system = plan.steps[0].request.messages[0].content
+    shared = sum(
+        len(system) + (common_prefix_chars(a, b) if a else 0)
+        for a, b in zip(["", *users], users, strict=False)
+    )
+    assert plan.shared_chars == shared
+    assert plan.prompt_chars == sum(len(system) + len(u) for u in users)
+    # a step shows its block's earlier steps and the whole block before it
+    assert [p.context for p in plan.steps] == [
+        (), (0,), (0, 1), (0, 1, 2), (0, 1, 2, 3), (0, 1, 2, 3, 4), (0, 1, 2, 3, 4, 5),
+        (0, 1, 2, 3, 4, 5, 6), (4, 5, 6, 7), (4, 5, 6, 7, 8),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["default", "custom", "reference", "benchmark"])
+def test_each_scoring_mode_plans_its_own_requests(tmp_path: Path, mode: str) -> None:
+    write(tmp_path / "t.json", doc(3))
+    rubric = resolve_criteria("default").rubric
+    criteria = {
+        "default": resolve_criteria("default"),
+        "custom": resolve_criteria(
+            "custom",
+            {"criteria": [{"name": "a", "description": "x"}, {"name": "b", "description": "y"}]},
+        ),
+        "reference": Criteria(mode="reference", rubric=rubric, references={"default": "42"}),
+        "benchmark": resolve_criteria("benchmark", benchmark_name="swe-bench-lite"),
+    }[mode]
+    (plan,) = planned_tree(tmp_path, criteria)
+    assert len(plan.steps) == 3
+    for planned in plan.steps:
+        request = planned.request
+        assert request.prompt_version == PROMPT_VERSION
+        assert request.messages[0].content == system_prompt(criteria.rubric)
+        names = tuple(c.name for c in criteria.rubric.criteria)
+        assert request.criteria == (names if len(names) > 1 else ())
+        assert ("<reference>" in user_text(request)) == (mode == "reference")
+    category = plan.category_request(2, 0.1)
+    assert category.answer == "category"
+    assert "This step scored 0.100" in user_text(category)
+
+
+def test_auto_mode_asks_each_distinct_task_once_before_its_steps(tmp_path: Path) -> None:
+    for index, task in enumerate(["fix the bug", "fix the bug", "write docs"]):
+        document = doc(2, session_id=f"s{index}")
+        document["steps"][0]["message"] = task
+        write(tmp_path / f"t{index}.json", document)
+    roots = list(load_trees([tmp_path]))
+    figures = estimate_plan(roots, config(), resolve_criteria("auto"), lambda _: False)
+    assert (figures.derivations, figures.step_calls) == (2, 6)
+    request = derive_request("fix the bug")
+    assert request.answer == "rubric"
+    assert json.loads(user_text(request).removeprefix("<task>").removesuffix("</task>")) == (
+        "fix the bug"
+    )
+
+
+def test_the_estimate_counts_store_hits_and_bounds_categorizations(tmp_path: Path) -> None:
+    write(tmp_path / "t.json", doc(4))
+    roots = list(load_trees([tmp_path]))
+    criteria = resolve_criteria("default")
+    first = estimate_plan(roots, config(), criteria, lambda _: False)
+    stored = {p.request.key("j") for p in planned_tree(tmp_path, criteria)[0].steps[:3]}
+    again = estimate_plan(roots, config(), criteria, lambda r: r.key("j") in stored)
+    assert (first.step_calls, first.categorizations_at_most) == (4, 4)
+    assert (again.step_calls_stored, again.calls_to_send) == (3, 1)
+    assert again.input_tokens_to_send < first.input_tokens_to_send
+    assert first.output_tokens_per_call_at_most == 512

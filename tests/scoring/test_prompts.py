@@ -7,16 +7,13 @@ import os
 import re
 from pathlib import Path
 
-import httpx
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentjudge.judge import JudgeClient
-from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
-from agentjudge.scoring.job import ScoringJob
-from agentjudge.scoring.prompts import category_prompt, compact, quote, quote_context
+from agentjudge.scoring.plan import plan_node
+from agentjudge.scoring.prompts import category_prompt, compact, quote
 from agentjudge.scoring.steps import NodeSteps, StepView
 from tests.atif.docs import doc, step, write
 from tests.scoring.test_plan import capture_job, run
@@ -47,18 +44,9 @@ texts = st.lists(st.one_of(st.sampled_from(HOSTILE), st.text()), max_size=6).map
 HIDDEN = re.compile("[\u0085\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def no_call(request: httpx.Request) -> httpx.Response:
-    raise AssertionError("planning makes no judge call")
-
-
-def job(reference: str) -> ScoringJob:
-    settings = ScoreConfig.model_validate({"trajectory_path": ["."], "judge": "fake"})
+def reference_criteria(reference: str) -> Criteria:
     rubric = resolve_criteria("default").rubric
-    criteria = Criteria(mode="reference", rubric=rubric, references={"default": reference})
-    client = JudgeClient(
-        OpenAICompatible("http://j/v1", "m"), transport=httpx.MockTransport(no_call)
-    )
-    return ScoringJob(settings, criteria, client)
+    return Criteria(mode="reference", rubric=rubric, references={"default": reference})
 
 
 def view(step_id: int, message: str, is_context: bool) -> StepView:
@@ -86,11 +74,11 @@ def tagged(user: str, tag: str) -> str:
 def test_a_step_request_holds_each_tag_once_and_the_data_reads_back(
     task: str, reference: str, earlier: str, message: str
 ) -> None:
-    scoring = job(reference)
+    criteria = reference_criteria(reference)
+    config = ScoreConfig.model_validate({"trajectory_path": ["."], "judge": "fake"})
     found = NodeSteps((view(1, earlier, True), view(2, message, False)), task, None)
-    quoted = [quote_context(v.data) for v in found.steps]
-    ((_, request, _),) = scoring._plan(found, None, scoring.criteria.rubric, quoted)
-    user = request.messages[1].content
+    (planned,) = plan_node(found, None, criteria.rubric, criteria, config).steps
+    user = planned.request.messages[1].content
     assert json.loads(tagged(user, "task")) == task
     assert json.loads(tagged(user, "reference")) == reference
     assert json.loads(tagged(user, "context").strip()) == compact(found.steps[0].data)

@@ -48,6 +48,7 @@ class ScoreConfig(BaseModel):
     judge_retry_round_pause_seconds: Annotated[float, Field(ge=0)] = 5.0
     judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = 0.5
     max_judge_requests: Positive | None = None
+    max_input_tokens: Positive | None = None  # of the planned calls, checked before the first
     max_file_bytes: Positive = _LIMITS.max_file_bytes
     max_trajectory_files: Positive = _LIMITS.max_trajectory_files
     max_steps_per_trajectory: Positive = _LIMITS.max_steps_per_trajectory

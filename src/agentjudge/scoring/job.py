@@ -15,7 +15,6 @@ from typing import Literal
 from agentjudge.atif import Node, load_trees
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
-from agentjudge.judge.request import Message
 from agentjudge.scoring.aggregate import (
     CollectionMetrics,
     NodeAggregate,
@@ -25,16 +24,8 @@ from agentjudge.scoring.aggregate import (
 )
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
-from agentjudge.scoring.prompts import (
-    CATEGORIZE_SYSTEM,
-    DERIVE_SYSTEM,
-    PROMPT_VERSION,
-    category_prompt,
-    quote,
-    quote_context,
-    system_prompt,
-    user_prompt,
-)
+from agentjudge.scoring.plan import NodePlan, derive_request, plan_node
+from agentjudge.scoring.prompts import system_prompt
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
@@ -230,13 +221,7 @@ class ScoringJob:
         return await asyncio.shield(pending)
 
     async def _ask_rubric(self, task: str) -> Rubric:
-        request = JudgeRequest(
-            (Message("system", DERIVE_SYSTEM), Message("user", f"<task>{quote(task)}</task>")),
-            PROMPT_VERSION,
-            max_tokens=800,
-            answer="rubric",
-        )
-        outcome = await self.client.judge(request)
+        outcome = await self.client.judge(derive_request(task))
         rubric = derived_rubric(outcome.verdict.fields["criteria"]) if outcome.verdict else None
         if rubric is None:
             self.accounting.auto_fallbacks += 1
@@ -247,34 +232,32 @@ class ScoringJob:
     async def _judge_steps(
         self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
-        several = len(rubric.criteria) > 1
-        # each context step quoted once, shared by every request that shows it
-        quoted = [quote_context(v.data) for v in found.steps]
-        planned = self._plan(found, node.trajectory_id, rubric, quoted)
-        grant.settle(node.steps - len(planned))  # steps that need no call
-        if not planned:
+        plan = plan_node(
+            found, node.trajectory_id, rubric, self.criteria, self.config, self._system(rubric)
+        )
+        acc = self.accounting
+        acc.step_requests += len(plan.steps)
+        acc.prefix_chars += plan.shared_chars
+        acc.prompt_chars += plan.prompt_chars
+        grant.settle(node.steps - len(plan.steps))  # steps that need no call
+        if not plan.steps:
             return NodeOutcome("scored"), []
         self.second_round.started()
         try:
-            return await self._judge_planned(node, found, rubric, planned, quoted, several, grant)
+            return await self._judge_planned(node, rubric, plan, grant)
         finally:
             self.second_round.finished()
 
     async def _judge_planned(
-        self,
-        node: Node,
-        found: NodeSteps,
-        rubric: Rubric,
-        planned: list[tuple[StepView, JudgeRequest, list[int]]],
-        quoted: list[str],
-        several: bool,
-        grant: Grant,
+        self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
-        outcomes = await self._judge_all([req for _, req, _ in planned], grant.settle)
+        several = len(rubric.criteria) > 1
+        outcomes = await self._judge_all([p.request for p in plan.steps], grant.settle)
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
-        for (view, _, _), outcome in zip(planned, outcomes, strict=True):
+        for planned, outcome in zip(plan.steps, outcomes, strict=True):
+            view = planned.view
             self.accounting.step_input_tokens += outcome.input_tokens
             if outcome.verdict is None:
                 failure = failure or outcome
@@ -287,7 +270,7 @@ class ScoringJob:
             error = "protocol_error" if failure.protocol else "judge_error"
             # which error (http_401, timeout...), with the server's words when it gave some
             return self._fail(node, error, failure.explained), details
-        details = await self._categorize(found, planned, details, quoted)
+        details = await self._categorize(plan, details)
         categories = tuple(
             d.category or "uncategorized" for d in details if d.categorization_status
         )
@@ -297,41 +280,6 @@ class ScoringJob:
         if self.config.partial_result_policy == "fail_fast":
             raise _FailFast(reason, message)
         return NodeOutcome("failed", reason=reason)
-
-    def _plan(
-        self, found: NodeSteps, trajectory_id: str | None, rubric: Rubric, quoted: list[str]
-    ) -> list[tuple[StepView, JudgeRequest, list[int]]]:
-        """The step requests of a node, with the indexes of each one's context steps."""
-        system = self._system(rubric)
-        names = tuple(c.name for c in rubric.criteria) if len(rubric.criteria) > 1 else ()
-        block = self.config.context_steps
-        answer = self.criteria.reference_for(found.reference_id, trajectory_id)
-        reference = quote(answer) if answer is not None else None
-        task = quote(found.task)
-        out = []
-        previous = ""
-        for index, view in enumerate(found.steps):
-            if view.is_context or (self.config.scored_frames == "agent" and view.source != "agent"):
-                continue
-            start = max(0, (index // block - 1) * block)
-            context = list(range(start, index))
-            user = user_prompt(task, reference, quoted[start:index], quote(view.data))
-            request = JudgeRequest(
-                (Message("system", system), Message("user", user)), PROMPT_VERSION, criteria=names
-            )
-            self._account_prefix(len(system), previous, user)
-            previous = user
-            out.append((view, request, context))
-        return out
-
-    def _account_prefix(self, system: int, previous: str, user: str) -> None:
-        acc = self.accounting
-        acc.step_requests += 1
-        shared = system
-        if previous:
-            shared += len(_common_prefix(previous, user))
-        acc.prefix_chars += shared
-        acc.prompt_chars += system + len(user)
 
     async def _judge_all(
         self, requests: list[JudgeRequest], answered: Callable[[], None] | None = None
@@ -357,35 +305,18 @@ class ScoringJob:
                 outcomes[i] = outcome
         return outcomes
 
-    async def _categorize(
-        self,
-        found: NodeSteps,
-        planned: list[tuple[StepView, JudgeRequest, list[int]]],
-        details: list[StepDetail],
-        quoted: list[str],
-    ) -> list[StepDetail]:
+    async def _categorize(self, plan: NodePlan, details: list[StepDetail]) -> list[StepDetail]:
         threshold = self.config.failure_threshold
-        wanted = [i for i, d in enumerate(details) if d.score is not None and d.score < threshold]
+        wanted = [
+            (i, d.score)
+            for i, d in enumerate(details)
+            if d.score is not None and d.score < threshold
+        ]
         if not wanted:
             return details
-        requests = []
-        task = quote(found.task)
-        for i in wanted:
-            view, _, context = planned[i]
-            score = details[i].score
-            assert score is not None
-            lines = [quoted[c] for c in context]
-            user = category_prompt(task, lines, quote(view.data), score)
-            requests.append(
-                JudgeRequest(
-                    (Message("system", CATEGORIZE_SYSTEM), Message("user", user)),
-                    PROMPT_VERSION,
-                    answer="category",
-                )
-            )
-        outcomes = await self._judge_all(requests)
+        outcomes = await self._judge_all([plan.category_request(i, score) for i, score in wanted])
         out = list(details)
-        for i, outcome in zip(wanted, outcomes, strict=True):
+        for (i, _), outcome in zip(wanted, outcomes, strict=True):
             out[i] = _with_category(out[i], outcome)
         return out
 
@@ -431,15 +362,3 @@ def _first_error(trees: list[TreeResult]) -> str | None:
                         return f"{detail.error}: {detail.error_message}"
                     return detail.error
     return None
-
-
-def _common_prefix(a: str, b: str) -> str:
-    limit = min(len(a), len(b))
-    low, high = 0, limit
-    while low < high:  # binary search on slices: C-speed comparisons
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return a[:low]

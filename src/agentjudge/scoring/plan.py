@@ -1,0 +1,122 @@
+"""What a scoring job will ask the judge, worked out without asking: pure functions from a
+node's steps (already read) and the job's settings to its judge requests.
+
+The job sends what these build; `--dry-run` counts it. Layout: one request per scored step
+(its task, reference, context block and the step; see prompts.py), then, for each step that
+scores below `failure_threshold`, a request for its failure category (its prompt holds the
+score, so it is built once the score is known), and in `auto` mode, before the steps of a
+task, one request for that task's criteria.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentjudge.judge.request import JudgeRequest, Message
+from agentjudge.scoring.config import ScoreConfig
+from agentjudge.scoring.criteria import Criteria, Rubric
+from agentjudge.scoring.prompts import (
+    CATEGORIZE_SYSTEM,
+    DERIVE_SYSTEM,
+    PROMPT_VERSION,
+    category_prompt,
+    quote,
+    quote_context,
+    system_prompt,
+    user_prompt,
+)
+from agentjudge.scoring.steps import NodeSteps, StepView
+
+DERIVE_MAX_TOKENS = 800  # a rubric of a few criteria, with their descriptions
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedStep:
+    """A scored step, its request, and which of the node's steps its context shows."""
+
+    view: StepView
+    request: JudgeRequest
+    context: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NodePlan:
+    """A node's step requests, with what its categorization requests reuse (the quoted task
+    and context steps), and how much of each prompt repeats the one before it (what a
+    provider's prompt cache can serve)."""
+
+    steps: tuple[PlannedStep, ...]
+    task: str  # quoted
+    quoted: tuple[str, ...]  # every step of the node, quoted as context shows it
+    shared_chars: int
+    prompt_chars: int
+
+    def category_request(self, index: int, score: float) -> JudgeRequest:
+        """The request for the failure category of the `index`-th planned step, which
+        scored `score`."""
+        planned = self.steps[index]
+        lines = [self.quoted[c] for c in planned.context]
+        user = category_prompt(self.task, lines, quote(planned.view.data), score)
+        return JudgeRequest(
+            (Message("system", CATEGORIZE_SYSTEM), Message("user", user)),
+            PROMPT_VERSION,
+            answer="category",
+        )
+
+
+def plan_node(
+    found: NodeSteps,
+    trajectory_id: str | None,
+    rubric: Rubric,
+    criteria: Criteria,
+    config: ScoreConfig,
+    system: str | None = None,
+) -> NodePlan:
+    """The step requests of a node, in step order. Copied-context steps (and, with
+    `scored_frames=agent`, steps of other sources) are shown as context, never scored.
+    `system` is `system_prompt(rubric)`, when the caller keeps it for many nodes."""
+    system = system_prompt(rubric) if system is None else system
+    names = tuple(c.name for c in rubric.criteria) if len(rubric.criteria) > 1 else ()
+    block = config.context_steps
+    answer = criteria.reference_for(found.reference_id, trajectory_id)
+    reference = quote(answer) if answer is not None else None
+    task = quote(found.task)
+    quoted = tuple(quote_context(v.data) for v in found.steps)
+    planned: list[PlannedStep] = []
+    shared = total = 0
+    previous = ""
+    for index, view in enumerate(found.steps):
+        if view.is_context or (config.scored_frames == "agent" and view.source != "agent"):
+            continue
+        start = max(0, (index // block - 1) * block)
+        user = user_prompt(task, reference, list(quoted[start:index]), quote(view.data))
+        request = JudgeRequest(
+            (Message("system", system), Message("user", user)), PROMPT_VERSION, criteria=names
+        )
+        shared += len(system) + (common_prefix_chars(previous, user) if previous else 0)
+        total += len(system) + len(user)
+        previous = user
+        planned.append(PlannedStep(view, request, tuple(range(start, index))))
+    return NodePlan(tuple(planned), task, quoted, shared, total)
+
+
+def derive_request(task: str) -> JudgeRequest:
+    """The request for the criteria of `task` (auto mode), asked once per distinct task."""
+    return JudgeRequest(
+        (Message("system", DERIVE_SYSTEM), Message("user", f"<task>{quote(task)}</task>")),
+        PROMPT_VERSION,
+        max_tokens=DERIVE_MAX_TOKENS,
+        answer="rubric",
+    )
+
+
+def common_prefix_chars(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # binary search on slices: C-speed comparisons
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low

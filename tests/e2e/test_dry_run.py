@@ -1,0 +1,87 @@
+"""`agentjudge score --dry-run` and the budgets checked before the first call: the real CLI,
+the real judge server (which must see nothing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjudge.scoring.prompts import CATEGORIZE_SYSTEM
+from agentjudge.testing import JudgeServer
+from tests.e2e.test_score_cli import judge_flags, score, tree
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def server() -> Any:
+    with JudgeServer() as running:
+        yield running
+
+
+def plan(runs: Path, server: JudgeServer, cwd: Path, *flags: str) -> dict[str, Any]:
+    done = score(runs, *judge_flags(server), "--dry-run", "--json", *flags, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+def test_a_dry_run_sends_nothing_and_counts_the_calls_the_run_then_makes(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)  # a root of 3 steps and its subagent of 2; one step scores 0.0
+    before = plan(runs, server, tmp_path, "--price-in", "2.5", "--price-out", "10")
+    assert server.log == []
+    assert (before["trajectories"], before["nodes"], before["step_calls"]) == (1, 2, 5)
+    assert (before["step_calls_stored"], before["calls_to_send"]) == (0, 5)
+    assert before["categorizations_at_most"] == 5
+    assert before["cost"]["input_to_send"] == pytest.approx(
+        before["input_tokens_to_send"] * 2.5 / 1e6
+    )
+    done = score(runs, *judge_flags(server), "-o", "out.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    categorizations = [
+        r for r in server.log if r.body["messages"][0]["content"] == CATEGORIZE_SYSTEM
+    ]
+    assert len(server.log) - len(categorizations) == before["step_calls"]
+    assert len(categorizations) <= before["categorizations_at_most"]
+    after = plan(runs, server, tmp_path)
+    assert (after["step_calls_stored"], after["calls_to_send"]) == (5, 0)
+    assert len(server.log) == 5 + len(categorizations)  # the second dry run sent nothing
+
+
+def test_the_lines_of_a_dry_run(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    done = score(runs, *judge_flags(server), "--dry-run", "--price-in", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "dry run, no judge call: 1 trajectories, 2 nodes (2 to judge)"
+    assert lines[1].startswith("judge calls: 5 step scores (0 already in the verdict store)")
+    assert "characters a token" in lines[2]
+    assert lines[3].startswith("cost: ~$0.0")
+    assert not (tmp_path / "agentjudge-results.json").exists()
+    assert server.log == []
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-judge-requests", "4"], "the job would make 5 judge calls"),
+        (["--max-input-tokens", "100"], "input tokens (5 judge calls"),
+    ],
+)
+def test_a_job_over_its_budget_is_refused_before_the_first_call(
+    tmp_path: Path, server: JudgeServer, flags: list[str], message: str
+) -> None:
+    runs = tree(tmp_path)
+    done = score(runs, *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
+    assert done.returncode == 3
+    (line,) = done.stderr.splitlines()
+    assert message in line
+    assert server.log == []
+    assert not (tmp_path / "out.json").exists()
+    within = score(runs, *judge_flags(server), "--max-judge-requests", "5", cwd=tmp_path)
+    assert within.returncode == 0, within.stderr
