@@ -1,4 +1,5 @@
-# The two commands of a fresh machine: `make demo` and `make test`.
+# The two commands of a fresh machine: `make demo` and `make test`. While developing,
+# `make check` is the fast loop: about a minute, and it needs only the dev install.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -47,7 +48,13 @@ define llama_wheel
 	fi
 endef
 
-.PHONY: demo test lint typecheck unit browser bench clean
+# the tests `make check` runs: all but those of the embedded model, of chromium and of the
+# real CLI and servers (tests/e2e/); the markers are listed in pyproject.toml
+CHECK_TESTS := not local_judge and not browser and not e2e
+# extra pytest arguments for `make check`, e.g. `make check PYTEST_ARGS="-x tests/judge"`
+PYTEST_ARGS ?=
+
+.PHONY: demo test check lint typecheck unit browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +95,12 @@ demo: $(STAMP_LOCAL)
 ## test: install with dev extras and the embedded judge, then lint, type-check and run the
 ## whole suite (with the end-to-end test of the real embedded model).
 test: lint typecheck unit
+
+## check: the fast loop while developing: ruff, mypy and the tests that need neither the
+## embedded model, nor chromium, nor the real CLI and servers (pytest -m "$(CHECK_TESTS)");
+## only the dev install, no compile (about 1 min on 2 cores). `make test` before pushing.
+check: lint typecheck
+	$(BIN)/pytest -m "$(CHECK_TESTS)" $(PYTEST_ARGS)
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests bench

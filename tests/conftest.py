@@ -11,6 +11,7 @@ from hypothesis import settings
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("AGENTJUDGE_SHARED", REPO.parent / "shared"))
 ATIF_FIXTURES = SHARED / "fixtures" / "atif"
+E2E = REPO / "tests" / "e2e"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -20,6 +21,18 @@ def pytest_configure(config: pytest.Config) -> None:
             f"the shared fixtures are not at {SHARED / 'fixtures'}: clone the repository beside "
             "shared/ (as CI does) or set AGENTJUDGE_SHARED to the shared/ folder"
         )
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers a test gets from where it lives and what it uses (pyproject.toml lists
+    them): `e2e` for everything under tests/e2e/, `browser` for every test that uses the
+    `browser` fixture (headless chromium). `local_judge` is set by its module."""
+    for item in items:
+        if item.path.resolve().is_relative_to(E2E):
+            item.add_marker(pytest.mark.e2e)
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

@@ -26,6 +26,7 @@ if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TES
     pytest.skip("the local extra is not installed", allow_module_level=True)
 
 pytestmark = [
+    pytest.mark.local_judge,
     pytest.mark.timeout(300),  # the first run on a machine also joins the 1.1 GB model
     pytest.mark.skipif(sys.platform != "linux", reason="finds the server's process in /proc"),
 ]
