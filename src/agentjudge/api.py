@@ -13,8 +13,8 @@ from agentjudge.errors import UsageError
 from agentjudge.judge import ClientStats, JudgeClient
 from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.running import run_judging
 from agentjudge.judge.secrets import load_api_key
+from agentjudge.judge.session import JudgeSession, JudgeSettings
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import exporting
 from agentjudge.report.files import check_writable, write_atomic
@@ -63,35 +63,23 @@ def score_trajectories(
     criteria = job_criteria(config)
     provider = job_provider(config, api_key)
     notice = provider.notice
-    concurrency, timeout = config.concurrency_limit, config.judge_timeout_seconds
-    if provider.max_concurrency is not None:  # more calls than a server takes only queue
-        concurrency = min(concurrency, provider.max_concurrency)
-    if provider.min_timeout is not None:  # e.g. a judge on this machine's CPU
-        timeout = max(timeout, provider.min_timeout)
-    store = VerdictStore(config.cache_path or default_store_path()) if config.cache else None
-    damage = store.damage_line() if store is not None else None
-    if damage is not None and on_note is not None:
-        on_note(damage)
-    try:
+    settings = JudgeSettings(
+        config.concurrency_limit,
+        config.judge_timeout_seconds,
+        ca_bundle=config.judge_ca_bundle,
+        max_attempts=config.judge_max_attempts,
+        retry_budget=config.judge_retry_budget_seconds,
+        initial_backoff=config.judge_initial_backoff_seconds,
+        max_requests=config.max_judge_requests,
+        metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
+    )
+    with JudgeSession(settings, config.cache, config.cache_path, on_note) as session:
         roots = load_roots(config)
         if on_loaded is not None:
             on_loaded(len(roots))
         # after loading: the exporter's thread would make loading's workers use forkserver
         with exporting() as meter:
-            client = JudgeClient(
-                provider,
-                concurrency=concurrency,
-                timeout=timeout,
-                max_attempts=config.judge_max_attempts,
-                retry_budget=config.judge_retry_budget_seconds,
-                initial_backoff=config.judge_initial_backoff_seconds,
-                max_requests=config.max_judge_requests,
-                store=store,
-                meter=meter,
-                ca_bundle=config.judge_ca_bundle,
-                on_note=on_note,
-                metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
-            )
+            client = session.client(provider, meter)
             job = ScoringJob(config, criteria, client)
             if config.max_input_tokens is not None or config.max_judge_requests is not None:
                 check_budgets(config, estimate_plan(roots, config, criteria, client.stored))
@@ -100,13 +88,10 @@ def score_trajectories(
 
             async def go() -> JobResult:
                 # an embedded judge's server lives this long
-                async with provider.serving(), client:
+                async with session.serving(client):
                     return await job.run(roots)
 
-            result = run_judging(go())
-    finally:
-        if store is not None:
-            store.close()
+            result = session.run(go())
     judge_name = f"{provider.name}/{provider.model}"
     details = {
         "endpoint": provider.safe_endpoint,

@@ -78,11 +78,14 @@ def evalhub_url(
 
 def trajectories(folder: Path, second_step: str) -> Path:
     root = doc(3)
+    # every step marked: a step's score never hangs on a hash of the prompt's wording
+    root["steps"][0]["message"] = "the task [[score=1.0]]"
     root["steps"][1]["message"] = second_step
     root["steps"][2]["message"] = "done [[score=0.25]] [[category=reasoning_failure]]"
     with_refs(root, 2, [{"trajectory_path": "child.json"}])
     write(folder / "runs" / "root.json", root)
     child = doc(2)
+    child["steps"][0]["message"] = "look [[score=1.0]]"
     child["steps"][1]["message"] = "looked [[score=0.75]]"
     write(folder / "runs" / "child.json", child)
     return folder / "runs"
@@ -153,12 +156,11 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
     job = outcome["job"]
     assert job["status"]["state"] == "completed", outcome["logs"]
     (bench,) = job["results"]["benchmarks"]
-    # the root's first step scores by hash, so the overall score is only range-checked here;
-    # exact numbers are the score CLI tests' job
     metrics = bench["metrics"]
     assert metrics["atif_trajectory_count"] == 1
     assert metrics["atif_failure_categorization_rate"] == 1.0
-    assert 0.0 <= metrics["atif_overall_score"] <= 1.0
+    # hierarchical: the root's 1.0, 0.5, 0.25 and its subagent's 1.0, 0.75
+    assert metrics["atif_overall_score"] == pytest.approx(3.5 / 5)
     assert {m["name"] for m in bench["metrics_schema"]} == set(metrics)
     assert bench["test"]["pass"] == (metrics["atif_overall_score"] >= 0.5)
     run_id = bench["mlflow_run_id"]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
 from agentjudge.judge.providers import FakeJudge, OpenAICompatible
 from agentjudge.judge.request import Message
 from agentjudge.testing import JudgeServer, Script
@@ -174,3 +174,23 @@ def test_request_key_depends_on_everything_that_decides_the_answer() -> None:
     assert base.key("p|m|u") != base.key("p|m|u2")
     assert base.key("p|m|u") != request("y").key("p|m|u")
     assert base.key("p|m|u") != JudgeRequest(base.messages, "test-v2").key("p|m|u")
+
+
+def test_the_counters_as_results_files_write_them() -> None:
+    stats = ClientStats(calls=4, successes=3, errors=1, cache_hits=2, latency_seconds=0.01)
+    counters = stats.as_dict()
+    assert list(counters) == [
+        "calls",
+        "successes",
+        "errors",
+        "protocol_errors",
+        "retries",
+        "cache_hits",
+        "store_rejected",
+        "verdicts",
+        "input_tokens",
+        "output_tokens",
+        "mean_latency_ms",
+    ]
+    assert (counters["calls"], counters["cache_hits"], counters["mean_latency_ms"]) == (4, 2, 2.5)
+    assert ClientStats().as_dict()["mean_latency_ms"] is None  # no call, no mean

@@ -22,7 +22,7 @@ from agentjudge.errors import UsageError
 from agentjudge.judge.model_cache import QWEN_CODER_1_5B
 from agentjudge.judge.providers import LOCAL_NOTICE, JudgeSpec, LocalJudge, build_provider, local
 from agentjudge.judge.request import JudgeRequest, Message
-from agentjudge.judge.verdict import CATEGORIES
+from agentjudge.judge.taxonomy import CATEGORIES
 
 
 def request(**fields: object) -> JudgeRequest:

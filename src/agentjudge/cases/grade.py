@@ -46,7 +46,6 @@ from agentjudge.cases.transcript import (
 )
 from agentjudge.errors import JudgeError, UsageError
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.running import run_judging
 from agentjudge.report.files import check_writable, write_atomic
 
 if TYPE_CHECKING:
@@ -82,6 +81,17 @@ class GradeRun:
     stats: ClientStats | None = None  # None when no judge was called
 
 
+# The judge's counters in `judge_usage`, in its order (see `ClientStats.as_dict`).
+USAGE = (
+    "calls",
+    "cache_hits",
+    "store_rejected",
+    "retries",
+    "errors",
+    "protocol_errors",
+    "input_tokens",
+    "output_tokens",
+)
 # Called with a note for the console (warnings that are not part of the results).
 Note = Callable[[str], None]
 # Called with the number of judge/custom items once they are planned; returns the
@@ -201,18 +211,12 @@ async def _preflight(client: JudgeClient) -> None:
         ) from None
 
 
-def _usage(stats: ClientStats | None) -> dict[str, int]:
-    names = [
-        "calls",
-        "cache_hits",
-        "store_rejected",
-        "retries",
-        "errors",
-        "protocol_errors",
-        "input_tokens",
-        "output_tokens",
-    ]
-    return {name: getattr(stats, name) if stats else 0 for name in names}
+def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
+    """`judge_usage`: the judge's counters this format reports, all 0 when none was called."""
+    if stats is None:
+        return dict.fromkeys(USAGE, 0)
+    counters = stats.as_dict()
+    return {name: counters[name] for name in USAGE}
 
 
 def _config(root: Path | None, value: str | None) -> EvalConfig:
@@ -315,10 +319,9 @@ def _run_metrics(
 ) -> tuple[dict[str, gate.MetricResult], ClientStats | None, JudgeIdentity, str | None]:
     # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
     from agentjudge.cases.judging import build_judge, is_fake, run_judges, speaks
-    from agentjudge.judge.client import JudgeClient
     from agentjudge.judge.providers.base import Provider
     from agentjudge.judge.providers.project import ProjectJudge
-    from agentjudge.judge.store import VerdictStore, default_store_path
+    from agentjudge.judge.session import JudgeSession, JudgeSettings
     from agentjudge.projectenv.process import ProjectProcess, project_command, project_environ
 
     # a provider agentjudge does not speak is the project's own get_judge_model()
@@ -341,14 +344,11 @@ def _run_metrics(
         )
         if value
     }
-    store = None
-    if judge_items and options.cache and not is_fake(judge.provider):
-        store = VerdictStore(
-            Path(options.cache_path) if options.cache_path else default_store_path()
-        )
-        damage = store.damage_line()
-        if damage is not None:
-            note(damage)
+    settings = JudgeSettings(
+        options.concurrency, options.judge_call_timeout, ca_bundle=options.judge_ca_bundle
+    )
+    cache = bool(judge_items) and options.cache and not is_fake(judge.provider)
+    session = JudgeSession(settings, cache, options.cache_path, note)
     used: list[Provider] = []
 
     async def judge_all() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
@@ -369,21 +369,9 @@ def _run_metrics(
             if judge_provider is None:
                 return await run_custom(custom_items, root, process, judge_env), None
             used.append(judge_provider)
-            concurrency = options.concurrency
-            if judge_provider.max_concurrency is not None:  # more would only queue
-                concurrency = min(concurrency, judge_provider.max_concurrency)
-            # a judge that needs longer per call (the embedded one) gets at least that long
-            timeout = max(options.judge_call_timeout, judge_provider.min_timeout or 0.0)
-            client = JudgeClient(
-                judge_provider,
-                concurrency=concurrency,
-                timeout=timeout,
-                store=store,
-                on_note=note,
-                ca_bundle=options.judge_ca_bundle,
-            )
+            client = session.client(judge_provider)
             # an embedded judge's server, or the project's judge model, lives this long
-            async with judge_provider.serving(), client:
+            async with session.serving(client):
                 stored = all(client.stored(r) for _, r in judge_items)
                 if judge_provider.preflight and not stored:
                     await _preflight(client)
@@ -403,11 +391,8 @@ def _run_metrics(
                 "judge (--judge-call-timeout bounds each call)"
             ) from None
 
-    try:
-        results, stats = run_judging(go())
-    finally:
-        if store is not None:
-            store.close()
+    with session:  # the verdict store is open this long
+        results, stats = session.run(go())
     if not used:
         return results, stats, judge, None
     # the fake judge has its own warning (and `fake_model`); others may carry a notice

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.verdict import CATEGORIES
+from agentjudge.judge.taxonomy import CATEGORIES
 
 # Keywords that every structured-output API takes. OpenAI's strict mode also takes
 # minimum/maximum, but Azure OpenAI's refuses them (and min/maxLength, min/maxItems...).

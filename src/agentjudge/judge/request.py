@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentjudge.judge.scaled import parse_scaled_verdict
+from agentjudge.judge.taxonomy import CATEGORIES
 from agentjudge.judge.verdict import (
-    CATEGORIES,
     MAX_RATIONALE_CHARS,
     Verdict,
     parse_category,

@@ -15,15 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentjudge.errors import ProtocolError
+from agentjudge.judge.taxonomy import CATEGORIES
 
 MAX_RATIONALE_CHARS = 2000
-CATEGORIES = (
-    "tool_selection_failure",
-    "context_loss",
-    "policy_boundary_violation",
-    "reasoning_failure",
-    "none",
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,15 +11,10 @@ import os
 from collections import Counter
 from typing import Any
 
+from agentjudge.judge.taxonomy import CATEGORIES, UNCATEGORIZED
+
 # the order categories are listed in, before any the judge made up (shown as they came)
-CATEGORY_ORDER = (
-    "tool_selection_failure",
-    "context_loss",
-    "policy_boundary_violation",
-    "reasoning_failure",
-    "none",
-    "uncategorized",
-)
+CATEGORY_ORDER = (*CATEGORIES, UNCATEGORIZED)
 
 
 def score_view(document: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from rich.table import Table
 from agentjudge import __version__
 from agentjudge.atif import Node
 from agentjudge.judge import ClientStats
+from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
@@ -66,19 +67,7 @@ def results_document(
         },
         "judge": {
             **(judge_details or {}),
-            "calls": stats.calls,
-            "successes": stats.successes,
-            "errors": stats.errors,
-            "protocol_errors": stats.protocol_errors,
-            "retries": stats.retries,
-            "cache_hits": stats.cache_hits,
-            "store_rejected": stats.store_rejected,
-            "verdicts": stats.verdicts,
-            "input_tokens": stats.input_tokens,
-            "output_tokens": stats.output_tokens,
-            "mean_latency_ms": (
-                round(stats.latency_seconds * 1000 / stats.calls, 1) if stats.calls else None
-            ),
+            **stats.as_dict(),
             "steps_judged": acc.step_requests,
             "second_round": {
                 "steps": acc.second_round_steps,
@@ -132,7 +121,7 @@ def failure_categories(trees: list[TreeResult]) -> dict[str, int]:
         for details in tree.steps.values():
             for step in details:
                 if step.categorization_status is not None:
-                    category = step.category or "uncategorized"
+                    category = step.category or UNCATEGORIZED
                     counts[category] = counts.get(category, 0) + 1
     return dict(sorted(counts.items()))
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentjudge.atif import Node
+from agentjudge.judge.taxonomy import FAILURES
 
 NodeStatus = Literal["scored", "failed", "unscored"]
 AggregationMode = Literal["flat", "hierarchical", "separate"]
-ACTIONABLE = frozenset(
-    {"tool_selection_failure", "context_loss", "policy_boundary_violation", "reasoning_failure"}
-)
+# a failure candidate counts as categorized when the judge named its failure
+ACTIONABLE = frozenset(FAILURES)
 
 
 @dataclass(frozen=True, slots=True)

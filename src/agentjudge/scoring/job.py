@@ -15,6 +15,7 @@ from typing import Literal
 from agentjudge.atif import Node, load_trees
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import (
     CollectionMetrics,
     NodeAggregate,
@@ -271,9 +272,7 @@ class ScoringJob:
             # which error (http_401, timeout...), with the server's words when it gave some
             return self._fail(node, error, failure.explained), details
         details = await self._categorize(plan, details)
-        categories = tuple(
-            d.category or "uncategorized" for d in details if d.categorization_status
-        )
+        categories = tuple(d.category or UNCATEGORIZED for d in details if d.categorization_status)
         return NodeOutcome("scored", tuple(scores), candidate_categories=categories), details
 
     def _fail(self, node: Node, reason: str, message: str | None = None) -> NodeOutcome:
@@ -348,7 +347,7 @@ def _with_category(detail: StepDetail, outcome: JudgeOutcome) -> StepDetail:
             category_rationale=outcome.verdict.reasoning,
         )
     status: CategorizationStatus = "invalid_response" if outcome.protocol else "judge_error"
-    return replace(detail, category="uncategorized", categorization_status=status)
+    return replace(detail, category=UNCATEGORIZED, categorization_status=status)
 
 
 def _first_error(trees: list[TreeResult]) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 import httpx
 
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
-from agentjudge.judge.verdict import CATEGORIES
+from agentjudge.judge.taxonomy import CATEGORIES
 
 FAKE_NOTICE = "the fake judge gives deterministic scores from a hash: not a quality signal"
 

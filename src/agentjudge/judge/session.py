@@ -1,0 +1,115 @@
+"""A job's judge session: the one place that opens the verdict store, fits the client to
+its provider, holds the provider serving, runs the job's event loop, and closes the store.
+
+`agentjudge score` (and the eval-hub adapter through it) and `agentjudge grade` both judge
+through a session:
+
+    with JudgeSession(settings, cache, cache_path, on_note) as session:
+        client = session.client(provider)          # before the loop, or inside it
+        async def job():
+            async with session.serving(client):
+                ...                                 # the job's judge calls
+        result = session.run(job())
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from opentelemetry.metrics import Meter
+
+from agentjudge.judge.client import JudgeClient
+from agentjudge.judge.providers import Provider
+from agentjudge.judge.running import run_judging
+from agentjudge.judge.store import VerdictStore, default_store_path
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """What a job asks of its judge's client, before the provider has its say (see
+    `JudgeSession.client`). What a job leaves unset is the client's own default."""
+
+    concurrency: int
+    timeout: float  # seconds one attempt of one call may take
+    ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
+    max_attempts: int = JudgeClient.max_attempts
+    retry_budget: float = JudgeClient.retry_budget
+    initial_backoff: float = JudgeClient.initial_backoff
+    max_requests: int | None = None
+    metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
+
+
+class JudgeSession:
+    """A job's judge from start to end (a context manager): the verdict store, when `cache`,
+    is opened on entry (at `cache_path`, else the default path; a damaged one set aside is
+    said to `on_note`) and closed on the way out, also on an error, so a killed or failed job
+    keeps every verdict it got."""
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        cache: bool,
+        cache_path: str | Path | None = None,
+        on_note: Callable[[str], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.cache = cache
+        self.cache_path = cache_path
+        self.on_note = on_note
+        self.store: VerdictStore | None = None
+
+    def __enter__(self) -> JudgeSession:
+        if self.cache:
+            self.store = VerdictStore(self.cache_path or default_store_path())
+            damage = self.store.damage_line()
+            if damage is not None and self.on_note is not None:
+                self.on_note(damage)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def client(self, provider: Provider, meter: Meter | None = None) -> JudgeClient:
+        """A client of `provider` with the job's settings, fitted to what the provider can
+        take: no more calls at once than its server usefully takes (more would only queue),
+        and at least the time a call to it needs (the embedded judge's, on this machine's
+        CPU). Its calls read and write the session's verdict store."""
+        settings = self.settings
+        concurrency, timeout = settings.concurrency, settings.timeout
+        if provider.max_concurrency is not None:
+            concurrency = min(concurrency, provider.max_concurrency)
+        if provider.min_timeout is not None:
+            timeout = max(timeout, provider.min_timeout)
+        return JudgeClient(
+            provider,
+            concurrency=concurrency,
+            timeout=timeout,
+            max_attempts=settings.max_attempts,
+            retry_budget=settings.retry_budget,
+            initial_backoff=settings.initial_backoff,
+            max_requests=settings.max_requests,
+            store=self.store,
+            meter=meter,
+            metric_labels=settings.metric_labels,
+            ca_bundle=settings.ca_bundle,
+            on_note=self.on_note,
+        )
+
+    @contextlib.asynccontextmanager
+    async def serving(self, client: JudgeClient) -> AsyncIterator[JudgeClient]:
+        """`client`, open for the job's calls, with its provider serving (an embedded
+        judge's server, a project's own judge model) as long; both are closed on the way
+        out."""
+        async with client.provider.serving(), client:
+            yield client
+
+    def run(self, main: Coroutine[Any, Any, T]) -> T:
+        """Run the job's event loop (`run_judging`) until `main` returns; its result."""
+        return run_judging(main)
