@@ -13,9 +13,9 @@ from agentjudge.judge import JudgeClient, JudgeOutcome
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.session import JudgeSession, JudgeSettings
 from agentjudge.judge.store import VerdictStore
-from agentjudge.judge.verdict import Verdict
 from agentjudge.testing import JudgeServer, Script
 from tests.judge.resume_worker import item_request
+from tests.judge.test_store import damaged_store
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -81,13 +81,7 @@ def test_a_failed_job_closes_the_store_and_keeps_its_verdicts(tmp_path: Path) ->
 
 
 def test_a_damaged_store_is_said_once_opened(tmp_path: Path) -> None:
-    path = tmp_path / "v.sqlite"
-    first = VerdictStore(path)
-    first.put("k", Verdict(0.5, "fine"), 1, 1)
-    first.close()
-    data = bytearray(path.read_bytes())
-    data[16:120] = b"\xff" * 104  # past the header: the pages of a power loss
-    path.write_bytes(bytes(data))
+    path = damaged_store(tmp_path / "v.sqlite")
     notes: list[str] = []
     with JudgeSession(JudgeSettings(4, 5.0), True, str(path), notes.append) as session:
         client = session.client(OpenAICompatible("http://127.0.0.1:9/v1", "judge"))

@@ -131,14 +131,19 @@ def test_killed_run_resumes_without_repeating_completed_calls(tmp_path: Path) ->
     assert json.loads(out.read_text()) == json.loads((tmp_path / "baseline.json").read_text())
 
 
-def test_a_damaged_store_is_set_aside_and_says_so(tmp_path: Path) -> None:
-    path = tmp_path / "v.sqlite"
+def damaged_store(path: Path) -> Path:
+    """A store with one verdict, then damaged past its header (a power loss's pages)."""
     first = VerdictStore(path)
     first.put("k", Verdict(0.5, "fine"), 1, 1)
     first.close()
     data = bytearray(path.read_bytes())
-    data[16:120] = b"\xff" * 104  # past the header: the pages of a power loss
+    data[16:120] = b"\xff" * 104
     path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_damaged_store_is_set_aside_and_says_so(tmp_path: Path) -> None:
+    path = damaged_store(tmp_path / "v.sqlite")
     store = VerdictStore(path)
     assert len(store) == 0
     damaged = [p for p in tmp_path.iterdir() if "damaged" in p.name]
