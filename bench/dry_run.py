@@ -18,6 +18,7 @@ token ratios within 10% (issue: plan before judging).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import tempfile
@@ -39,10 +40,10 @@ def qwen_ratio(runs: Path, sample: int) -> float | None:
     """Estimated / Qwen2.5-counted input tokens of the step requests of `sample` files."""
     if find_spec("llama_cpp") is None:
         return None
-    import llama_cpp
-
     from agentjudge.judge.model_cache import ensure_model
 
+    # imported by name: the type check runs where the local extra is not installed
+    llama_cpp = importlib.import_module("llama_cpp")
     vocab = llama_cpp.Llama(model_path=str(ensure_model()), vocab_only=True, verbose=False)
 
     def qwen(request: JudgeRequest) -> int:
