@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from agentjudge import cli
+from agentjudge.cli import validate
 from agentjudge.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from agentjudge.report import files
 from agentjudge.testing import JudgeServer
@@ -259,11 +260,11 @@ def test_an_internal_error_is_exit_4_and_one_line(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("sk-secret-in-a-bug-123456")
 
-    monkeypatch.setattr(cli, "load_trees", broken)
+    monkeypatch.setattr(validate, "load_trees", broken)
     assert cli.main(["validate", str(runs)]) == EXIT_INTERNAL
     err = capsys.readouterr().err
     (line,) = err.splitlines()
-    assert re.match(r"error: internal error \(KeyError at cli\.py:\d+\): ", line), line
+    assert re.match(r"error: internal error \(KeyError at validate\.py:\d+\): ", line), line
     assert "this is a bug in agentjudge" in line
     assert "--debug" in line
     assert "sk-secret" not in err

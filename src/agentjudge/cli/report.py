@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
+from agentjudge.cli.options import HtmlOutput, Results
 from agentjudge.errors import UsageError
 from agentjudge.report.files import read_json, write_text_atomic
 from agentjudge.report.html import NotAResultsDocument, render_html
@@ -34,20 +35,8 @@ def write_html_report(
     write_text_atomic(output, page, flag, "the HTML report")
 
 
-def report_command(
-    results: Annotated[
-        Path, typer.Argument(help="Results JSON of agentjudge score or agentjudge grade.")
-    ],
-    output: Annotated[Path, typer.Option("--output", "-o", help="HTML file to write.")] = Path(
-        "report.html"
-    ),
-) -> int:
+def report_command(results: Results, output: HtmlOutput = Path("report.html")) -> int:
     """Write a self-contained HTML report (no network needed) of a scoring or grading run."""
     write_html_report(read_json(results, "results file"), output, results)
     typer.echo(f"report written to {output}")
     return 0
-
-
-def register(app: typer.Typer) -> None:
-    """Add the `report` command to the `agentjudge` app."""
-    app.command("report")(report_command)

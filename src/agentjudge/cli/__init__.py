@@ -1,0 +1,142 @@
+"""The `agentjudge` command: parses flags, calls the library, maps errors to exit codes.
+
+One module per command; this one holds the app, its root options (`--version`, `--debug`)
+and `main`, which turns errors into one line and an exit code.
+
+Exit codes (docs/scoring.md, docs/cases.md): 0 success, 1 invalid input (or an
+incomplete/failed gate), 2 job failed, 3 usage or configuration error, 4 internal error (a
+bug), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Annotated
+
+import typer
+
+from agentjudge import __version__
+from agentjudge.cli.analyze import analyze_command
+from agentjudge.cli.compare import compare_command
+from agentjudge.cli.evalhub import evalhub_command
+from agentjudge.cli.grade import grade_command
+from agentjudge.cli.judge_server import judge_server_command
+from agentjudge.cli.metric import metric_app
+from agentjudge.cli.report import report_command
+from agentjudge.cli.score import score_command
+from agentjudge.cli.validate import validate_command
+from agentjudge.errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    AgentJudgeError,
+    InputError,
+    clip,
+)
+
+app = typer.Typer(
+    name="agentjudge",
+    help="Judge recorded AI-agent runs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# typer vendors click privately; its public BadParameter lets us name the base of usage errors.
+_ClickException: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentjudge {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+# Set by --debug (or AGENTJUDGE_DEBUG=1): an internal error then shows its traceback.
+_debug = {"on": False}
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="Show the traceback of an internal error (exit 4), to report it."
+        ),
+    ] = False,
+) -> None:
+    """Judge recorded AI-agent runs."""
+    _debug["on"] = debug
+
+
+# in this order `--help` lists them (a group such as `metric` comes after the commands)
+app.command("validate")(validate_command)
+app.command("score")(score_command)
+app.command("evalhub")(evalhub_command)
+app.command("judge-server")(judge_server_command)
+app.command("grade")(grade_command)
+app.command("compare")(compare_command)
+app.command("analyze")(analyze_command)
+app.add_typer(metric_app, name="metric")
+app.command("report")(report_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; user errors print one line each and map to their exit code."""
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except _ClickException as exc:
+        exc.show()  # type: ignore[attr-defined]  # click's ClickException.show
+        return EXIT_USAGE
+    except InputError as exc:
+        for problem in exc.problems:
+            typer.echo(f"error: {problem}", err=True)
+        return exc.exit_code
+    except AgentJudgeError as exc:
+        # the sites that quote a value cut it; this bounds the ones that do not
+        typer.echo(f"error: {clip(str(exc), 2000)}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        result = EXIT_INTERRUPTED
+    except Exception as exc:  # a bug of ours: CI must tell it from a failing gate
+        return internal_error(exc, _debug["on"] or os.environ.get("AGENTJUDGE_DEBUG") == "1")
+    if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this code itself
+        typer.echo(
+            "interrupted: nothing was written; the verdicts judged so far are kept in the "
+            "verdict store (unless --no-cache), so running the same command again resumes",
+            err=True,
+        )
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def internal_error(exc: BaseException, debug: bool) -> int:
+    """Say in one line that `exc` is a bug of ours and how to report it; the traceback only
+    when `debug`. The exception's own text is left out: it may hold input or a credential."""
+    if debug:
+        traceback.print_exception(exc)
+    where = _origin(exc)
+    typer.echo(
+        f"error: internal error ({type(exc).__name__}{where}): this is a bug in agentjudge "
+        f"{__version__}, not in your input; please report it to the agentjudge maintainers "
+        "with the command and what it prints when run again as `agentjudge --debug ...` "
+        "(or with AGENTJUDGE_DEBUG=1)",
+        err=True,
+    )
+    return EXIT_INTERNAL
+
+
+def _origin(exc: BaseException) -> str:
+    """` at module.py:123`: the innermost frame of ours, to make a report findable."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if f"{os.sep}agentjudge{os.sep}" in f.filename]
+    if not ours:
+        return ""
+    frame = ours[-1]
+    return f" at {clip(os.path.basename(frame.filename), 60)}:{frame.lineno}"

@@ -1,0 +1,131 @@
+"""`agentjudge grade`: grade a graph-agents-cli project's traces against its cases.
+
+It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
+(`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`),
+plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--quiet`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from agentjudge.cases.project import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
+from agentjudge.cli.options import (
+    Concurrency,
+    Dataset,
+    EvalConfigFile,
+    GradeHtml,
+    GradeJudgeCaBundle,
+    GradeJudgeModel,
+    GradeOutput,
+    GradeQuiet,
+    JudgeCallTimeout,
+    JudgeProvider,
+    JudgeTimeout,
+    Junit,
+    NoCache,
+    Traces,
+)
+from agentjudge.cli.report import write_html_report
+from agentjudge.report.files import check_writable
+
+if TYPE_CHECKING:
+    from agentjudge.cases.grade import GradeRun
+
+# The grading modules (jsonschema, the judge client, ...) are imported by the commands that
+# use them, so that `agentjudge score` and `validate` start without them.
+
+
+def grade_command(
+    traces: Traces = None,
+    dataset: Dataset = None,
+    config: EvalConfigFile = None,
+    output: GradeOutput = None,
+    judge_provider: JudgeProvider = None,
+    judge_model: GradeJudgeModel = None,
+    judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
+    judge_call_timeout: JudgeCallTimeout = DEFAULT_JUDGE_CALL_TIMEOUT,
+    judge_ca_bundle: GradeJudgeCaBundle = None,
+    junit: Junit = None,
+    html: GradeHtml = None,
+    concurrency: Concurrency = 16,
+    no_cache: NoCache = False,
+    quiet: GradeQuiet = False,
+) -> int:
+    """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
+
+    Exit codes: 0 gate met; 1 a case failed or a quality metric is under its min_pass_rate;
+    2 a case is error or missing (incomplete run); 3 configuration error (nothing written);
+    4 internal error (a bug).
+    """
+    from agentjudge.cases.grade import GradeOptions, grade
+
+    err = Console(stderr=True, soft_wrap=True)
+    if junit is not None:
+        check_writable(junit, "--junit", "the JUnit XML")
+    if html is not None:
+        check_writable(html, "--html", "the HTML report")
+    options = GradeOptions(
+        traces=traces,
+        dataset=dataset,
+        config=config,
+        output=output,
+        judge_provider=judge_provider,
+        judge_model=judge_model,
+        judge_timeout=judge_timeout,
+        judge_call_timeout=judge_call_timeout,
+        judge_ca_bundle=judge_ca_bundle,
+        concurrency=concurrency,
+        cache=not no_cache,
+    )
+    bar = Progress(
+        TextColumn("judging"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=quiet or not sys.stderr.isatty(),
+        transient=True,
+    )
+
+    def progress(total: int) -> Callable[[], None]:
+        task = bar.add_task("items", total=total)
+        return lambda: bar.advance(task)
+
+    with bar:
+        run = grade(
+            options, lambda text: err.print(f"[yellow]warning:[/yellow] {escape(text)}"), progress
+        )
+    _report(run, junit, html, quiet, err)
+    return run.exit_code
+
+
+def _report(
+    run: GradeRun, junit: Path | None, html: Path | None, quiet: bool, err: Console
+) -> None:
+    """Write the extra reports that were asked for, then print the outcome."""
+    from agentjudge.cases.report import print_summary, write_junit
+
+    out = Console(soft_wrap=True)
+    if junit is not None:
+        write_junit(junit, run.document)
+    if html is not None:
+        write_html_report(run.document, html, run.output, "--html")
+    if not quiet and run.stats is not None and run.stats.cache_hits:
+        from agentjudge.judge.store import store_line
+
+        err.print(store_line(run.stats, None), highlight=False)
+    if quiet:
+        summary = run.document["summary"]
+        out.print(f"agentjudge grade: exit code {run.exit_code}; {json.dumps(summary)}")
+    else:
+        print_summary(run.document, out)
+        out.print(f"results saved to {run.output}")

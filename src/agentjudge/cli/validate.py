@@ -1,0 +1,54 @@
+"""`agentjudge validate`: check ATIF trajectories and their subagent trees."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from agentjudge.atif import Limits, load_trees
+from agentjudge.cli.options import (
+    MaxFileBytes,
+    MaxFiles,
+    MaxSteps,
+    MaxTotal,
+    Paths,
+    ValidateJson,
+    ValidateQuiet,
+)
+from agentjudge.errors import EXIT_INVALID, EXIT_OK
+from agentjudge.report.validation import ValidationSummary, root_line, root_record
+
+_DEFAULTS = Limits()
+
+
+def validate_command(
+    paths: Paths,
+    as_json: ValidateJson = False,
+    quiet: ValidateQuiet = False,
+    max_file_bytes: MaxFileBytes = _DEFAULTS.max_file_bytes,
+    max_trajectory_files: MaxFiles = _DEFAULTS.max_trajectory_files,
+    max_steps_per_trajectory: MaxSteps = _DEFAULTS.max_steps_per_trajectory,
+    max_total_steps: MaxTotal = _DEFAULTS.max_total_steps,
+) -> int:
+    """Check ATIF trajectories and their subagent trees without judging anything.
+
+    Prints one line per root trajectory and a summary. Exit 0 when every tree is valid,
+    1 when any is not, 3 on a usage error.
+    """
+    limits = Limits(max_file_bytes, max_trajectory_files, max_steps_per_trajectory, max_total_steps)
+    summary = ValidationSummary()
+    records = []
+    for root in load_trees(paths, limits):
+        summary.add(root)
+        if as_json:
+            records.append(root_record(root))
+        elif not quiet or not root.valid:
+            typer.echo(root_line(root))
+            for problem in root.all_problems():
+                typer.echo(f"    {problem}")
+    if as_json:
+        typer.echo(json.dumps({"roots": records, "summary": summary.as_dict()}, indent=2))
+    else:
+        typer.echo(summary.line())
+    return EXIT_OK if summary.invalid == 0 else EXIT_INVALID
