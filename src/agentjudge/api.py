@@ -10,6 +10,7 @@ from typing import Any
 
 from agentjudge.atif import Node
 from agentjudge.errors import UsageError
+from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
 from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
 from agentjudge.judge.request import JudgeRequest
@@ -17,7 +18,6 @@ from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.session import JudgeSession, JudgeSettings
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import exporting
-from agentjudge.report.files import check_writable, write_atomic
 from agentjudge.report.results import results_document
 from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests
 from agentjudge.scoring.config import ScoreConfig

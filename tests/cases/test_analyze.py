@@ -17,7 +17,7 @@ from agentjudge.cases.analyze import (
     normalise_reason,
     render_analysis,
 )
-from agentjudge.report.files import write_atomic
+from agentjudge.files import write_atomic
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from agentjudge import cli
+from agentjudge import cli, files
 from agentjudge.cli import validate
 from agentjudge.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
-from agentjudge.report import files
 from agentjudge.testing import JudgeServer
 from tests.e2e.test_grade_cli import PROJECT
 from tests.e2e.test_score_cli import judge_flags, results, score, tree

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agentjudge.report.files import write_text_atomic
+from agentjudge.files import write_text_atomic
 from agentjudge.report.html import (
     NotAResultsDocument,
     render_html,

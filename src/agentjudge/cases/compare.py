@@ -16,7 +16,7 @@ from rich.text import Text
 
 from agentjudge.cases.status import STATUS_RANK
 from agentjudge.errors import EXIT_INVALID, EXIT_OK, UsageError
-from agentjudge.report.files import read_json
+from agentjudge.files import read_json
 
 # A status we do not know ranks with error and missing: it is not evidence of a pass.
 _UNKNOWN_RANK = 3

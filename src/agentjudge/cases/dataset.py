@@ -13,7 +13,7 @@ from typing import Any
 
 from agentjudge.cases.expect import canonical_case, normalise_expect
 from agentjudge.errors import UsageError, clip
-from agentjudge.report.files import read_json
+from agentjudge.files import read_json
 
 ROLES = ("user", "assistant", "system")
 

@@ -45,8 +45,8 @@ from agentjudge.cases.transcript import (
     render_case,
 )
 from agentjudge.errors import JudgeError, UsageError
+from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.report.files import check_writable, write_atomic
 
 if TYPE_CHECKING:
     from agentjudge.judge.client import ClientStats, JudgeClient

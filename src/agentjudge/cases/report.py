@@ -18,7 +18,7 @@ from rich.table import Table
 from agentjudge.cases.gate import STATUSES
 from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
-from agentjudge.report.files import write_file_atomic
+from agentjudge.files import write_file_atomic
 
 MAX_CASE_ROWS = 20
 # characters XML 1.0 cannot carry: a reply quoted in a reason may hold them

@@ -15,7 +15,7 @@ from typing import Any
 from agentjudge.cases.project import TRACES_DIR, caller_dir, json_files, latest_traces
 from agentjudge.confine import not_regular_problem, resolve_inside
 from agentjudge.errors import Problem, UsageError
-from agentjudge.report.files import read_json
+from agentjudge.files import read_json
 
 # Wrapper fields copied from the first file that has them (they describe the agent run).
 _META_KEYS = (

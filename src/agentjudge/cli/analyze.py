@@ -10,7 +10,7 @@ from rich.console import Console
 from agentjudge.cases.project import RESULTS_DIR, find_root
 from agentjudge.cli.options import ResultsFile, TopK
 from agentjudge.errors import UsageError
-from agentjudge.report.files import write_atomic
+from agentjudge.files import write_atomic
 
 
 def analyze_command(results: ResultsFile = None, top_k: TopK = None) -> int:

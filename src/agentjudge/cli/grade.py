@@ -35,7 +35,7 @@ from agentjudge.cli.options import (
     Traces,
 )
 from agentjudge.cli.report import write_html_report
-from agentjudge.report.files import check_writable
+from agentjudge.files import check_writable
 
 if TYPE_CHECKING:
     from agentjudge.cases.grade import GradeRun

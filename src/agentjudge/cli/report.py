@@ -10,7 +10,7 @@ import typer
 
 from agentjudge.cli.options import HtmlOutput, Results
 from agentjudge.errors import UsageError
-from agentjudge.report.files import read_json, write_text_atomic
+from agentjudge.files import read_json, write_text_atomic
 from agentjudge.report.html import NotAResultsDocument, render_html
 
 

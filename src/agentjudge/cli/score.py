@@ -64,7 +64,7 @@ from agentjudge.cli.options import (
 )
 from agentjudge.cli.report import write_html_report
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
-from agentjudge.report.files import check_writable
+from agentjudge.files import check_writable
 from agentjudge.scoring.config import ScoreConfig, load_config
 
 if TYPE_CHECKING:
