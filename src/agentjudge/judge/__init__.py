@@ -10,8 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats, JudgeClient, JudgeOutcome
+    from agentjudge.judge.client import JudgeClient, JudgeOutcome
     from agentjudge.judge.request import JudgeRequest
+    from agentjudge.judge.stats import ClientStats
     from agentjudge.judge.verdict import Verdict, parse_verdict
 
 __all__ = [
@@ -23,7 +24,7 @@ __all__ = [
     "parse_verdict",
 ]
 _HOMES = {
-    "ClientStats": "client",
+    "ClientStats": "stats",
     "JudgeClient": "client",
     "JudgeOutcome": "client",
     "JudgeRequest": "request",

@@ -16,16 +16,14 @@ import random
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentjudge.errors import UsageError
+from agentjudge.judge.stats import ClientStats
 from agentjudge.judge.verdict import Verdict
-
-if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 OPEN_PATIENCE = 30.0  # seconds to wait for other runs opening the same store

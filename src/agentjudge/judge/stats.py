@@ -1,0 +1,42 @@
+"""The judge client's counters, as results files write them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class ClientStats:
+    """Counters over the client's life. HTTP success and protocol validity are separate."""
+
+    calls: int = 0
+    successes: int = 0
+    errors: int = 0
+    protocol_errors: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    verdicts: int = 0  # answers with a verdict, from the judge or from the store
+    store_rejected: int = 0  # stored verdicts unusable (unreadable, out of range): judged again
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, int | float | None]:
+        """The counters as results files write them, in the order `agentjudge.score/v1`'s
+        `judge` has them (`agentjudge grade`'s `judge_usage` picks some): latency as the
+        mean per call in milliseconds, None before any call."""
+        return {
+            "calls": self.calls,
+            "successes": self.successes,
+            "errors": self.errors,
+            "protocol_errors": self.protocol_errors,
+            "retries": self.retries,
+            "cache_hits": self.cache_hits,
+            "store_rejected": self.store_rejected,
+            "verdicts": self.verdicts,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "mean_latency_ms": (
+                round(self.latency_seconds * 1000 / self.calls, 1) if self.calls else None
+            ),
+        }
