@@ -1,29 +1,29 @@
 """The judge client: the one place that owns retries, backoff, concurrency, caps and accounting.
 
-Providers only build requests and read responses. One httpx transport (one connection
-pool) serves every call; tests inject their own (`httpx.MockTransport`).
+Each has its own module: the retry policy (`judge/retry.py`), the concurrency limit
+(`judge/limiter.py`) and the counters (`judge/stats.py`). Providers only build requests and
+read responses. One httpx transport (one connection pool) serves every call; tests inject
+their own (`httpx.MockTransport`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
-import random
 import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from functools import partial
 
 import httpx
 from opentelemetry.metrics import Meter
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from agentjudge.errors import JudgeError, ProtocolError, UsageError
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
+from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
 from agentjudge.judge.stats import ClientStats as ClientStats  # cases/ imports it here
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.telemetry import JudgeMetrics
@@ -67,63 +67,6 @@ class JudgeOutcome:
         if self.error is None:
             return None
         return f"{self.error}: {self.message}" if self.message else self.error
-
-
-class _Retryable(Exception):
-    def __init__(
-        self,
-        kind: str,
-        retry_after: float | None = None,
-        message: str = "",
-        rate_limited: bool = False,
-    ) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.retry_after = retry_after
-        self.message = message
-        self.rate_limited = rate_limited  # "wait and ask again", not a failure
-
-
-class _RetryPolicy:
-    """One call's retries. A rate limit (429, or 503 with Retry-After) is waited out, as long
-    as the server asks or with backoff, within `retry_budget` seconds from the first, and
-    spends no attempt; any other failure (5xx, a dropped connection, a timeout) spends one
-    of `max_attempts`, with exponential backoff and full jitter."""
-
-    def __init__(self, client: JudgeClient) -> None:
-        self._client = client
-        self._failures = 0
-        self._rate_limits = 0
-        self._deadline: float | None = None
-        self.delay = 0.0
-
-    def exhausted(self, exc: _Retryable) -> bool:
-        """Count `exc`; True when the call must give up, else `delay` is the wait."""
-        client = self._client
-        if exc.rate_limited:
-            self._rate_limits += 1
-            now = time.monotonic()
-            if self._deadline is None:
-                self._deadline = now + client.retry_budget
-            self.delay = self._backoff(self._rate_limits, exc)
-            return now + self.delay > self._deadline
-        self._failures += 1
-        self.delay = self._backoff(self._failures, exc)
-        return self._failures >= client.max_attempts
-
-    def stop(self, state: RetryCallState) -> bool:
-        exc = state.outcome.exception() if state.outcome else None
-        assert isinstance(exc, _Retryable)
-        return self.exhausted(exc)
-
-    def _backoff(self, count: int, exc: _Retryable) -> float:
-        """Exponential backoff with full jitter after `count` such answers; a server's
-        Retry-After is honoured (with a little jitter so retries do not arrive together)."""
-        client = self._client
-        backoff = random.uniform(0, min(client.max_backoff, client.initial_backoff * 2**count))
-        if exc.retry_after is not None:
-            return exc.retry_after + backoff * 0.1
-        return backoff
 
 
 class _Refused(Exception):
@@ -288,35 +231,20 @@ class JudgeClient:
         a refusal, at most MAX_ADAPTATIONS times."""
         for _ in range(MAX_ADAPTATIONS):
             try:
-                return await self._send_retried(request)
+                return await retried(
+                    partial(self._attempt, request), self._retry_policy, self._retry
+                )
             except _Refused:
                 continue
         raise JudgeError("adaptations_exhausted")
 
-    async def _send_retried(self, request: JudgeRequest) -> Answer:
-        try:
-            # most calls succeed at once: only a failed call pays for the retry machinery
-            return await self._attempt(request)
-        except _Retryable as exc:
-            first = exc
-        policy = _RetryPolicy(self)
-        if policy.exhausted(first):
-            raise JudgeError(first.kind, first.message)
-        await asyncio.sleep(policy.delay)
-        retrying = AsyncRetrying(
-            stop=policy.stop,
-            wait=lambda _: policy.delay,
-            retry=retry_if_exception_type(_Retryable),
-            reraise=True,
+    def _retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(
+            self.max_attempts, self.retry_budget, self.initial_backoff, self.max_backoff
         )
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    self.stats.retries += 1
-                    return await self._attempt(request)
-        except _Retryable as exc:
-            raise JudgeError(exc.kind, exc.message) from None
-        raise AssertionError("unreachable: tenacity returns or raises")
+
+    def _retry(self) -> None:
+        self.stats.retries += 1
 
     async def _attempt(self, request: JudgeRequest) -> Answer:
         call = await self._limit.start()
@@ -343,14 +271,14 @@ class JudgeClient:
                 outcome = "rate_limited"
         except (httpx.TimeoutException, TimeoutError):
             self._count_error("timeout")
-            raise _Retryable("timeout") from None
+            raise Retryable("timeout") from None
         except TLSProblem as exc:
             self._count_error("tls_error")
             raise JudgeError("tls_error", str(exc)) from None
         except httpx.TransportError as exc:
             self._count_error("transport_error")
             said = str(exc) if str(exc) != "cannot connect" else ""
-            raise _Retryable("transport_error", message=said) from None
+            raise Retryable("transport_error", message=said) from None
         finally:
             elapsed = time.perf_counter() - started
             self.stats.latency_seconds += elapsed
@@ -369,10 +297,10 @@ class JudgeClient:
                 raise _Refused(kind)
             if self.provider.should_retry(status) == "no":
                 raise JudgeError(kind, message)
-            wait = _retry_after(response.headers)
+            wait = retry_after(response.headers)
             # a 503 that says when to come back is a rate limit as much as a 429 is
             limited = status == 429 or (status == 503 and wait is not None)
-            raise _Retryable(kind, wait, message, rate_limited=limited)
+            raise Retryable(kind, wait, message, rate_limited=limited)
         self.stats.successes += 1
         self._metrics.success()
         note = self.provider.accepted(http_request)
@@ -444,30 +372,3 @@ def _tls(ca_bundle: str | None) -> ssl.SSLContext | None:
         raise UsageError(
             f"{ca_bundle}: cannot read the judge's CA bundle ({why}); give a PEM file"
         ) from None
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    """The wait a server asks for: `retry-after-ms` (Azure OpenAI's), else `Retry-After`
-    in seconds or as an HTTP date; at most two minutes."""
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) * scale
-        except ValueError:
-            seconds = _seconds_until(value) if name == "retry-after" else float("nan")
-        if seconds == seconds:  # not NaN
-            return min(max(seconds, 0.0), 120.0)
-    return None
-
-
-def _seconds_until(date: str) -> float:
-    """Seconds from now to an HTTP date (`Wed, 21 Oct 2026 07:28:00 GMT`); NaN if it is none."""
-    try:
-        when = email.utils.parsedate_to_datetime(date)
-    except (TypeError, ValueError):
-        return float("nan")
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return (when - datetime.now(UTC)).total_seconds()
