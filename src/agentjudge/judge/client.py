@@ -1,9 +1,10 @@
 """The judge client: the one place that owns retries, backoff, concurrency, caps and accounting.
 
 Each has its own module: the retry policy (`judge/retry.py`), the concurrency limit
-(`judge/limiter.py`) and the counters (`judge/stats.py`). Providers only build requests and
-read responses. One httpx transport (one connection pool) serves every call; tests inject
-their own (`httpx.MockTransport`).
+(`judge/limiter.py`), the counters (`judge/stats.py`) and the batched commits of the verdict
+store (`judge/store_commits.py`). Providers only build requests and read responses. One
+httpx transport (one connection pool) serves every call; tests inject their own
+(`httpx.MockTransport`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
 from agentjudge.judge.stats import ClientStats as ClientStats  # cases/ imports it here
 from agentjudge.judge.store import VerdictStore
+from agentjudge.judge.store_commits import StoreCommits
 from agentjudge.judge.telemetry import JudgeMetrics
 from agentjudge.judge.transport import AiohttpTransport, TLSProblem
 from agentjudge.judge.verdict import Verdict
@@ -44,9 +46,6 @@ PREFLIGHT_SCHEMA = {
     "required": ["reasoning", "score"],
     "additionalProperties": False,
 }
-# Seconds a returned verdict may wait to be committed with others. A sqlite commit costs
-# ~50 us in a busy job: one per call was a tenth of the CPU at a thousand calls a second.
-COMMIT_INTERVAL = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +109,7 @@ class JudgeClient:
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._metrics = JudgeMetrics(self.meter, self.metric_labels)
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
-        self._commit_pending: asyncio.Future[None] | None = None
+        self._commits = StoreCommits()
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -160,7 +159,7 @@ class JudgeClient:
                     self.store.put(
                         key, outcome.verdict, outcome.input_tokens, outcome.output_tokens
                     )
-                    await self._commit(self.store)
+                    await self._commits.wait(self.store)
             future.set_result(outcome)
             return outcome
         except BaseException as exc:
@@ -186,26 +185,6 @@ class JudgeClient:
         # answered: whatever it said, the judge can be reached and is willing
         with contextlib.suppress(ProtocolError):
             await self._send(request)
-
-    async def _commit(self, store: VerdictStore) -> None:
-        """Wait until the verdicts put so far are committed: the calls that return within
-        COMMIT_INTERVAL of each other share one commit. The wait holds no judge slot."""
-        commit = self._commit_pending
-        if commit is None:
-            loop = asyncio.get_running_loop()
-            commit = self._commit_pending = loop.create_future()
-            loop.call_later(COMMIT_INTERVAL, self._flush, store, commit)
-        await asyncio.shield(commit)  # a cancelled caller does not cancel the others' commit
-
-    def _flush(self, store: VerdictStore, commit: asyncio.Future[None]) -> None:
-        self._commit_pending = None
-        try:
-            store.flush()
-        except Exception as exc:  # every call waiting for this commit raises it
-            commit.set_exception(exc)
-            commit.exception()  # retrieved: nobody logs it as lost
-        else:
-            commit.set_result(None)
 
     async def _judge(self, request: JudgeRequest) -> JudgeOutcome:
         kind, detail = "protocol_error", ""

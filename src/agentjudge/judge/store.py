@@ -5,8 +5,8 @@ was killed finds the calls it completed and repeats none of them. Only verdicts 
 stored: an error is tried again next time.
 
 `put` only holds a verdict; `flush` commits everything held in one transaction. The judge
-client commits the verdicts of the calls that return within 20 ms of each other together,
-and hands no verdict back before it is committed.
+client commits the verdicts of the calls that return within 20 ms of each other together
+(`judge/store_commits.py`), and hands no verdict back before it is committed.
 """
 
 from __future__ import annotations
