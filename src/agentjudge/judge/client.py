@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from functools import partial
 import httpx
 from opentelemetry.metrics import Meter
 
-from agentjudge.errors import JudgeError, ProtocolError, UsageError
+from agentjudge.errors import JudgeError, ProtocolError
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
@@ -29,7 +28,7 @@ from agentjudge.judge.stats import ClientStats as ClientStats  # cases/ imports 
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.store_commits import StoreCommits
 from agentjudge.judge.telemetry import JudgeMetrics
-from agentjudge.judge.transport import AiohttpTransport, TLSProblem
+from agentjudge.judge.transport import AiohttpTransport, TLSProblem, tls_context
 from agentjudge.judge.verdict import Verdict
 
 MAX_BODY_BYTES = 64 * 1024
@@ -104,7 +103,7 @@ class JudgeClient:
             self.transport
             or self.provider.transport()
             # room for the calls the limit sets aside as overdue (see AdaptiveLimit)
-            or AiohttpTransport(2 * self.concurrency, MAX_BODY_BYTES, _tls(self.ca_bundle))
+            or AiohttpTransport(2 * self.concurrency, MAX_BODY_BYTES, tls_context(self.ca_bundle))
         )
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._metrics = JudgeMetrics(self.meter, self.metric_labels)
@@ -338,16 +337,3 @@ async def _read_capped(response: httpx.Response) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _tls(ca_bundle: str | None) -> ssl.SSLContext | None:
-    """The TLS context of `--judge-ca-bundle`, or None for the system's CAs."""
-    if ca_bundle is None:
-        return None
-    try:
-        return ssl.create_default_context(cafile=ca_bundle)
-    except (OSError, ssl.SSLError) as exc:
-        why = getattr(exc, "strerror", None) or "not PEM certificates"
-        raise UsageError(
-            f"{ca_bundle}: cannot read the judge's CA bundle ({why}); give a PEM file"
-        ) from None

@@ -15,6 +15,8 @@ import aiohttp
 import httpx
 import yarl
 
+from agentjudge.errors import UsageError
+
 # aiohttp computes these itself
 _OWN = frozenset({b"host", b"content-length"})
 _RETRY_HEADERS = ("retry-after", "retry-after-ms")
@@ -22,6 +24,19 @@ _RETRY_HEADERS = ("retry-after", "retry-after-ms")
 
 class TLSProblem(Exception):
     """The judge's TLS certificate was not accepted: sending again would not change that."""
+
+
+def tls_context(ca_bundle: str | None) -> ssl.SSLContext | None:
+    """The TLS context of `--judge-ca-bundle`, or None for the system's CAs."""
+    if ca_bundle is None:
+        return None
+    try:
+        return ssl.create_default_context(cafile=ca_bundle)
+    except (OSError, ssl.SSLError) as exc:
+        why = getattr(exc, "strerror", None) or "not PEM certificates"
+        raise UsageError(
+            f"{ca_bundle}: cannot read the judge's CA bundle ({why}); give a PEM file"
+        ) from None
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
