@@ -3,7 +3,8 @@
 from agentjudge.atif.document import parse_trajectory
 from agentjudge.atif.limits import Limits
 from agentjudge.atif.models import SCHEMA_VERSIONS, Trajectory
-from agentjudge.atif.tree import Node, OmittedChild, Segment, load_trees
+from agentjudge.atif.node import Node, OmittedChild, Segment
+from agentjudge.atif.tree import load_trees
 
 __all__ = [
     "SCHEMA_VERSIONS",
