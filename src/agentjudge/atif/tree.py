@@ -1,4 +1,4 @@
-"""Build the tree of nodes (SPEC-trajectories §2) from the indexed files.
+"""Build the tree of nodes (SPEC-trajectories §2) from the indexed files (`atif/collection.py`).
 
 A node is one trajectory: a root file, an embedded `subagent_trajectories` entry, a file a
 `trajectory_path` ref points to, a file a `session_id`-only ref matches, or a claude-code
@@ -14,15 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agentjudge.atif.discover import InputFile, discover
-from agentjudge.atif.index import (
-    FileInfo,
-    RefInfo,
-    SidechainInfo,
-    TrajInfo,
-    index_file,
-    index_files,
-)
+from agentjudge.atif.collection import Collection, ref_target
+from agentjudge.atif.discover import discover
+from agentjudge.atif.index import FileInfo, RefInfo, SidechainInfo, TrajInfo
 from agentjudge.atif.limits import Limits
 from agentjudge.atif.node import Node, NodeKind, OmitReason, OmittedChild, Segment
 from agentjudge.errors import Problem, clip
@@ -37,94 +31,29 @@ def load_trees(paths: Sequence[str | Path], limits: Limits | None = None) -> Ite
     """
     limits = limits or Limits()
     inputs = discover(paths, limits.max_trajectory_files)
-    builder = _Builder(limits, inputs)
+    builder = _Builder(limits, Collection(inputs, limits.max_file_bytes))
     yield from builder.trees()
 
 
 @dataclass
 class _Builder:
+    """The trees of a collection; `reached` holds every file some tree has taken in."""
+
     limits: Limits
-    inputs: list[InputFile]
-    files: dict[Path, FileInfo] = field(default_factory=dict)
-    sessions: dict[str, list[Path]] = field(default_factory=dict)
-    extra_problems: dict[Path, list[Problem]] = field(default_factory=dict)
+    collection: Collection
     reached: set[Path] = field(default_factory=set)
 
     def trees(self) -> Iterator[Node]:
-        for info in index_files(self.inputs, self.limits.max_file_bytes):
-            self.files[info.path] = info
-        for info in self.files.values():
-            if info.traj is not None and info.traj.session_id is not None:
-                self.sessions.setdefault(info.traj.session_id, []).append(info.path)
-        referenced, continuations = self._referenced()
-        self._check_duplicate_ids(continuations)
-        roots = [i for i in self.inputs if i.path not in referenced]
+        inputs, files = self.collection.inputs, self.collection.files
+        referenced = self.collection.index()
+        roots = [i for i in inputs if i.path not in referenced]
         for item in roots:
-            yield self._root(self.files[item.path])
+            yield self._root(files[item.path])
         # Files only reachable from each other (a pure cycle) have no root: build them as
         # roots so the cycle is reported instead of the files silently vanishing.
-        for item in self.inputs:
+        for item in inputs:
             if item.path not in self.reached:
-                yield self._root(self.files[item.path])
-
-    # -- the collection -------------------------------------------------------------------
-
-    def _referenced(self) -> tuple[set[Path], set[Path]]:
-        referenced: set[Path] = set()
-        continuations: set[Path] = set()
-        for info in list(self.files.values()):
-            if info.traj is None:
-                continue
-            for traj in _all_trajs(info.traj):
-                if traj.continuation:
-                    target = _confine(traj.continuation, info.path.parent, info.root)
-                    if target is not None:
-                        continuations.add(target)
-                        referenced.add(target)
-                for ref in traj.refs:
-                    target = self._ref_file(info, ref)
-                    if target is not None:
-                        referenced.add(target)
-        return referenced, continuations
-
-    def _ref_file(self, info: FileInfo, ref: RefInfo) -> Path | None:
-        """The file a ref points to, if it names one that exists (no problems reported here)."""
-        if ref.trajectory_path:
-            target = _confine(ref.trajectory_path, info.path.parent, info.root)
-            return target if target is not None and target.is_file() else None
-        if ref.trajectory_id is None and ref.session_id is not None:
-            matches = [p for p in self.sessions.get(ref.session_id, ()) if p != info.path]
-            return matches[0] if len(matches) == 1 else None
-        return None
-
-    def _check_duplicate_ids(self, continuations: set[Path]) -> None:
-        first: dict[str, FileInfo] = {}
-        for item in self.inputs:
-            info = self.files[item.path]
-            if info.traj is None or info.traj.trajectory_id is None or info.path in continuations:
-                continue
-            tid = info.traj.trajectory_id
-            if tid in first:
-                self.extra_problems.setdefault(info.path, []).append(
-                    Problem(
-                        info.display,
-                        "$.trajectory_id",
-                        "collection.duplicate_trajectory_id",
-                        f"trajectory_id {clip(repr(tid))} is also used by {first[tid].display}; "
-                        "trajectory ids must be unique across the collection",
-                    )
-                )
-            else:
-                first[tid] = info
-
-    def _load(self, path: Path, root: Path, display: str) -> FileInfo:
-        info = self.files.get(path)
-        if info is None:
-            info = index_file(path, root, display, self.limits.max_file_bytes)
-            self.files[path] = info
-        return info
-
-    # -- nodes ----------------------------------------------------------------------------
+                yield self._root(files[item.path])
 
     def _root(self, info: FileInfo) -> Node:
         node = self._file_node(info, "root", 0, None, None, ())
@@ -150,7 +79,7 @@ class _Builder:
         stack: tuple[tuple[Path, str, str | None], ...],
     ) -> Node:
         self.reached.add(info.path)
-        extra = tuple(self.extra_problems.get(info.path, ()))
+        extra = tuple(self.collection.problems.get(info.path, ()))
         if info.traj is None:
             return Node(
                 id=info.display,
@@ -240,7 +169,7 @@ class _Builder:
         current_info, current = info, traj
         while current.continuation:
             ref_path = f"{current.pointer}.continued_trajectory_ref"
-            target = _confine(current.continuation, current_info.path.parent, current_info.root)
+            target = ref_target(current.continuation, current_info.path.parent, current_info.root)
             if target is None:
                 problems.append(
                     _escape_problem(current_info.display, ref_path, current.continuation)
@@ -269,7 +198,7 @@ class _Builder:
                 )
                 break
             visited.add(target)
-            nxt = self._load(
+            nxt = self.collection.load(
                 target, current_info.root, _display_of(current_info, current.continuation)
             )
             self.reached.add(target)
@@ -317,7 +246,7 @@ class _Builder:
         """Resolve each ref to a child node, an omitted child, or a problem."""
         for ref in refs:
             if ref.trajectory_path:
-                target = _confine(ref.trajectory_path, ctx.info.path.parent, ctx.info.root)
+                target = ref_target(ref.trajectory_path, ctx.info.path.parent, ctx.info.root)
                 if target is None:
                     ctx.problems.append(
                         _escape_problem(
@@ -329,9 +258,8 @@ class _Builder:
                     continue
                 if target.is_file():
                     display = _display_of(ctx.info, ref.trajectory_path)
-                    self._add_file_child(
-                        ctx, ref, self._load(target, ctx.info.root, display), "file", children
-                    )
+                    info = self.collection.load(target, ctx.info.root, display)
+                    self._add_file_child(ctx, ref, info, "file", children)
                     continue
                 if ref.trajectory_id and self._add_embedded(ctx, ref, children):
                     continue
@@ -340,9 +268,10 @@ class _Builder:
                 if not self._add_embedded(ctx, ref, children):
                     ctx.omit(ref, ref.trajectory_id, "unresolved_trajectory_id")
             elif ref.session_id is not None:
-                matches = [p for p in self.sessions.get(ref.session_id, ()) if p != ctx.info.path]
+                matches = self.collection.session_files(ref.session_id, ctx.info.path)
                 if len(matches) == 1:
-                    self._add_file_child(ctx, ref, self.files[matches[0]], "session", children)
+                    info = self.collection.files[matches[0]]
+                    self._add_file_child(ctx, ref, info, "session", children)
                 else:
                     reason: OmitReason = (
                         "ambiguous_session_id" if matches else "unresolved_session_id"
@@ -402,26 +331,6 @@ class _Ctx:
         self.omitted.append(
             OmittedChild(self.info.display, ref.json_path, ref.step_id, target, reason)
         )
-
-
-def _all_trajs(traj: TrajInfo) -> Iterator[TrajInfo]:
-    yield traj
-    for child in traj.embedded:
-        yield from _all_trajs(child)
-
-
-def _confine(ref: str, base: Path, root: Path) -> Path | None:
-    """`ref` resolved against `base`, or None when it leaves `root` (by `..`, absolute or link).
-
-    Only path arithmetic and `realpath` (which reads links, never file contents) happen
-    here, so nothing outside the root is ever opened. A dangling link resolves to its
-    missing target and a link loop stays unresolved: both are then files not found.
-    """
-    candidate = Path(os.path.normpath(base / ref))
-    if not candidate.is_relative_to(root):
-        return None
-    real = Path(os.path.realpath(candidate))  # not Path.resolve: it raises on a loop
-    return real if real.is_relative_to(root) else None
 
 
 def _display_of(info: FileInfo, ref: str) -> str:
