@@ -1,5 +1,6 @@
 """Input confinement: a file found under a named folder is opened only if it really lies inside.
 
+So is a file a trajectory's ref names (`atif/collection.py`), and a traces file in a folder.
 A symbolic link is followed only when its target, with every link along the way resolved,
 is inside the input root. A link that leads outside, loops or points at nothing becomes a
 `Problem` on the link itself. Resolving a link reads link texts and file metadata (`lstat`),
@@ -32,12 +33,13 @@ def resolve_inside(path: Path, root: Path, display: str) -> Path | Problem:
     try:
         real = Path(os.path.realpath(path, strict=True))
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return Problem(display, "$", LOOP, "symbolic link loop; fix or remove the link")
-        # the target is missing: say where it points, unless that is outside the root
+        # Resolved as far as it goes: a link leading out of the root is refused as that,
+        # whatever lies beyond (a loop, nothing), which is not described.
         loose = Path(os.path.realpath(path))
         if not loose.is_relative_to(root):
             return outside_problem(display, loose, root)
+        if exc.errno == errno.ELOOP:
+            return Problem(display, "$", LOOP, "symbolic link loop; fix or remove the link")
         if exc.errno == errno.ENOENT:
             return Problem(
                 display,

@@ -309,6 +309,19 @@ def test_links_in_a_named_folder_are_confined_to_it(tmp_path: Path) -> None:
     assert str(root_dir / "sub" / "notes.txt") in opened  # the inside link was followed
 
 
+def test_a_link_out_of_the_root_is_outside_whatever_lies_beyond(tmp_path: Path) -> None:
+    """A link that leaves the folder is refused as such, also when what it reaches is a
+    loop: a file found in the folder and a ref get the same answer."""
+    root_dir, out = tmp_path / "in", tmp_path / "out"
+    out.mkdir()
+    (out / "spin.json").symlink_to(out / "spin.json")
+    write(root_dir / "a.json", with_refs(doc(2), 1, [{"trajectory_path": "spin.json"}]))
+    (root_dir / "spin.json").symlink_to(out / "spin.json")
+    roots = trees(root_dir)
+    problems = {os.path.relpath(r.file, root_dir): [p.rule for p in r.problems] for r in roots}
+    assert problems == {"a.json": ["ref.path_escape"], "spin.json": ["input.symlink_outside"]}
+
+
 def test_a_pipe_named_json_is_refused_not_read(tmp_path: Path) -> None:
     write(tmp_path / "a.json", doc(1))
     os.mkfifo(tmp_path / "pipe.json")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agentjudge.atif.discover import InputFile
 from agentjudge.atif.index import FileInfo, RefInfo, TrajInfo, index_file, index_files
+from agentjudge.confine import OUTSIDE, resolve_inside
 from agentjudge.errors import Problem, clip
 
 
@@ -106,15 +107,22 @@ class Collection:
 def ref_target(ref: str, base: Path, root: Path) -> Path | None:
     """`ref` resolved against `base`, or None when it leaves `root` (by `..`, absolute or link).
 
-    Only path arithmetic and `realpath` (which reads links, never file contents) happen
-    here, so nothing outside the root is ever opened. A dangling link resolves to its
-    missing target and a link loop stays unresolved: both are then files not found.
+    `..` and absolute paths are refused by path arithmetic, before any link is read; links
+    are resolved as every input's are (`agentjudge.confine`), so nothing outside the root is
+    ever opened. A link that leads nowhere inside the root (dangling, a loop) is a file not
+    found, not a problem of the ref.
     """
     candidate = Path(os.path.normpath(base / ref))
     if not candidate.is_relative_to(root):
         return None
-    real = Path(os.path.realpath(candidate))  # not Path.resolve: it raises on a loop
-    return real if real.is_relative_to(root) else None
+    target = resolve_inside(candidate, root, ref)
+    if not isinstance(target, Problem):
+        return target
+    if target.rule == OUTSIDE:
+        return None
+    # where it leads, not the link: discovery may hold the link itself as an input with a
+    # problem of its own, which keeps its place among the roots
+    return Path(os.path.realpath(candidate))
 
 
 def _all_trajs(traj: TrajInfo) -> Iterator[TrajInfo]:
