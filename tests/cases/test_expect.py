@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentjudge.cases.expect import (
+from agentjudge.cases.loading.expect import (
     CHECK_DESCRIPTIONS,
     CHECKS,
     EXPECT_KEYS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentjudge.cases.judges import (
+from agentjudge.cases.loading.judge_metrics import (
     BUILTIN_JUDGES,
     DEFAULT_TEMPLATE,
     PLACEHOLDERS,

@@ -9,9 +9,13 @@ from typing import Any
 
 import pytest
 
-from agentjudge.cases.config import load_config, parse_config
-from agentjudge.cases.dataset import load_dataset
-from agentjudge.cases.traces import load_traces, trace_files
+from agentjudge.cases.loading import (
+    load_config,
+    load_dataset,
+    load_traces,
+    parse_config,
+    trace_files,
+)
 from agentjudge.errors import UsageError
 from tests.conftest import SHARED
 

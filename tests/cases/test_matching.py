@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentjudge.cases.approval_match import (
+from agentjudge.cases.loading.approval_match import (
     call_matches,
     describe_gate,
     describe_match,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentjudge.cases.judges import BUILTIN_JUDGES, PLACEHOLDERS, JudgeSpec
+from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, PLACEHOLDERS, JudgeSpec
 from agentjudge.cases.transcript import (
     RenderedPrompt,
     TruncationNote,

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentjudge.cases.project import ARTIFACTS_DIR, timestamped
+from agentjudge.cases.loading import ARTIFACTS_DIR, timestamped
 from agentjudge.cases.status import PASSED, STATUS_RANK
 
 PATTERN_LIMIT = 120

@@ -22,9 +22,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentjudge.cases.approval_match import call_matches, describe_gate, describe_match
-from agentjudge.cases.expect import CHECKS, SCOPE_ALL_TURNS
 from agentjudge.cases.json_answer import NoJsonFound, json_answer, schema_errors
+from agentjudge.cases.loading import (
+    CHECKS,
+    SCOPE_ALL_TURNS,
+    call_matches,
+    describe_gate,
+    describe_match,
+)
 from agentjudge.cases.matching import args_subset_matches, first_out_of_order, first_unassigned
 
 

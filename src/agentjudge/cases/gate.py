@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentjudge.cases.checks import run_checks
-from agentjudge.cases.config import EvalConfig
-from agentjudge.cases.dataset import Case
+from agentjudge.cases.loading import Case, EvalConfig
 from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.errors import UsageError, clip

@@ -16,27 +16,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentjudge.cases import gate, notices
-from agentjudge.cases.config import EvalConfig, load_config
 from agentjudge.cases.custom import run_custom
-from agentjudge.cases.dataset import Case, Dataset, cases_from_raw, load_dataset
-from agentjudge.cases.expect import normalise_expect
 from agentjudge.cases.judging import JudgeIdentity, judge_request, resolve_identity
-from agentjudge.cases.project import (
+from agentjudge.cases.loading import (
     DATASETS_DIR,
     DEFAULT_CONFIG,
     DEFAULT_DATASET,
     DEFAULT_JUDGE_CALL_TIMEOUT,
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
+    Case,
+    Dataset,
+    EvalConfig,
+    TraceSet,
     agent_package,
     caller_dir,
+    cases_from_raw,
     find_root,
     identity,
     json_files,
+    load_config,
+    load_dataset,
+    load_traces,
+    normalise_expect,
     output_path,
     settings,
+    trace_files,
 )
-from agentjudge.cases.traces import TraceSet, load_traces, trace_files
 from agentjudge.cases.transcript import (
     RenderedCase,
     fill_prompt,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentjudge.cases.config import EvalConfig
 from agentjudge.cases.gate import CaseGrade
+from agentjudge.cases.loading import EvalConfig
 
 FAKE_AGENT = (
     "the agent ran on the deterministic fake model (MODEL_PROVIDER=fake): its replies are "

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentjudge.cases.judges import JudgeSpec, scale_value
+from agentjudge.cases.loading import JudgeSpec, scale_value
 
 # Characters of one tool result a judge sees; `judge.max_tool_result_chars` in
 # eval_config.yaml, where null means never cut.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentjudge.cases.project import RESULTS_DIR, find_root
+from agentjudge.cases.loading import RESULTS_DIR, find_root
 from agentjudge.cli.options import ResultsFile, TopK
 from agentjudge.errors import UsageError
 from agentjudge.files import write_atomic

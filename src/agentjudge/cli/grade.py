@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentjudge.cases.project import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
+from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
 from agentjudge.cli.options import (
     Concurrency,
     Dataset,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentjudge.cases.expect import canonical_case, normalise_expect
+from agentjudge.cases.loading.expect import canonical_case, normalise_expect
 from agentjudge.errors import UsageError, clip
 from agentjudge.files import read_json
 

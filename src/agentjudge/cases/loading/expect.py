@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentjudge.cases.approval_match import match_problem
+from agentjudge.cases.loading.approval_match import match_problem
 from agentjudge.errors import UsageError, clip
 
 SCOPE_FINAL_TURN = "final_turn"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentjudge.cases.project import TRACES_DIR, caller_dir, json_files, latest_traces
+from agentjudge.cases.loading.project import TRACES_DIR, caller_dir, json_files, latest_traces
 from agentjudge.confine import not_regular_problem, resolve_inside
 from agentjudge.errors import Problem, UsageError
 from agentjudge.files import read_json
@@ -101,7 +101,7 @@ def load_traces(files: list[Path]) -> TraceSet:
         merged.files.append(str(path))
         if _is_atif(data):
             # the ATIF models load only when an ATIF file is met
-            from agentjudge.cases.atif_traces import trace_from_atif
+            from agentjudge.cases.loading.trajectories import trace_from_atif
 
             trace, aliases = trace_from_atif(data, path)
             _add(merged, stamps, trace, "")

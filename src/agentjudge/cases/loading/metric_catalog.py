@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentjudge.cases.config import EvalConfig
-from agentjudge.cases.expect import CHECK_DESCRIPTIONS, MODIFIERS
-from agentjudge.cases.judges import BUILTIN_JUDGES
+from agentjudge.cases.loading.config import EvalConfig
+from agentjudge.cases.loading.expect import CHECK_DESCRIPTIONS, MODIFIERS
+from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES
 
 
 def catalog(config: EvalConfig | None) -> dict[str, Any]:

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from agentjudge.cases.dataset import threshold_spec
-from agentjudge.cases.judges import BUILTIN_JUDGES, JudgeSpec, merge_judge
+from agentjudge.cases.loading.dataset import threshold_spec
+from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, JudgeSpec, merge_judge
 from agentjudge.errors import UsageError, clip
 
 TOP_KEYS = ("judge", "quality_metrics", "judges", "custom_metrics")
