@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agentjudge.cases.checks import CheckResult, declared_checks, run_checks
-from agentjudge.cases.json_answer import MAX_JSON_STARTS
+from agentjudge.cases.checking import CheckResult, declared_checks, run_checks
+from agentjudge.cases.checking.json_answer import MAX_JSON_STARTS
 from agentjudge.cases.loading import CHECKS, normalise_expect
 from tests.conftest import SHARED
 

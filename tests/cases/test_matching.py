@@ -9,6 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentjudge.cases.checking.assignment import (
+    args_subset_matches,
+    first_out_of_order,
+    first_unassigned,
+)
 from agentjudge.cases.loading.approval_match import (
     call_matches,
     describe_gate,
@@ -17,7 +22,6 @@ from agentjudge.cases.loading.approval_match import (
     normalise_path,
     path_matches,
 )
-from agentjudge.cases.matching import args_subset_matches, first_out_of_order, first_unassigned
 
 # --- args_subset -----------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentjudge.cases.checks import run_checks
+from agentjudge.cases.checking import run_checks
 from agentjudge.cases.loading import Case, EvalConfig
 from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY

@@ -6,7 +6,7 @@ graph-agents-cli 0.3.1's, word for word, so results files, ``analyze`` clusters 
 users grep for stay the same.
 
 Where we differ on purpose: ``tool_calls`` (unordered) and ``approvals`` pass whenever some
-assignment gives every expected item its own recorded call or gate (`matching`);
+assignment gives every expected item its own recorded call or gate (`assignment`);
 graph-agents-cli assigns greedily and can fail a case another assignment passes. A failure
 names the first expected item whose prefix cannot be matched, in graph-agents-cli's words.
 A malformed turn (say ``tool_calls: 5``) fails the checks that read it with ``check raised``
@@ -22,7 +22,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentjudge.cases.json_answer import NoJsonFound, json_answer, schema_errors
+from agentjudge.cases.checking.assignment import (
+    args_subset_matches,
+    first_out_of_order,
+    first_unassigned,
+)
+from agentjudge.cases.checking.json_answer import NoJsonFound, json_answer, schema_errors
 from agentjudge.cases.loading import (
     CHECKS,
     SCOPE_ALL_TURNS,
@@ -30,7 +35,6 @@ from agentjudge.cases.loading import (
     describe_gate,
     describe_match,
 )
-from agentjudge.cases.matching import args_subset_matches, first_out_of_order, first_unassigned
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Matching expected items against recorded ones: tool calls and approval gates.
+"""Assigning expected items to recorded ones: tool calls and approval gates.
 
 graph-agents-cli hands each expected item, in turn, the first remaining recorded item that fits.
 That greedy choice can fail a case that another assignment passes: expected
