@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, PLACEHOLDERS, JudgeSpec
-from agentjudge.cases.transcript import (
+from agentjudge.cases.judging.transcript import (
     RenderedPrompt,
     TruncationNote,
     fill_prompt,
@@ -21,6 +20,7 @@ from agentjudge.cases.transcript import (
     render_prompt,
     truncation_marker,
 )
+from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, PLACEHOLDERS, JudgeSpec
 
 # Every placeholder, separated by `|`, so a test sees each value exactly.
 ALL = "|".join("{" + p + "}" for p in PLACEHOLDERS)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentjudge.cases.checking import run_checks
+from agentjudge.cases.judging import MetricResult
 from agentjudge.cases.loading import Case, EvalConfig
 from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
@@ -18,15 +19,6 @@ from agentjudge.errors import UsageError, clip
 STATUSES = (PASSED, FAILED, QUALITY, ERROR, MISSING)
 
 MetricKind = Literal["judge", "custom"]
-
-
-@dataclass(slots=True)
-class MetricResult:
-    """What a judge or custom metric returned: a score, or an error (never both)."""
-
-    score: float | None
-    reasoning: str = ""
-    error: str | None = None
 
 
 @dataclass(slots=True)

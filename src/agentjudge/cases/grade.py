@@ -16,8 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentjudge.cases import gate, notices
-from agentjudge.cases.custom import run_custom
-from agentjudge.cases.judging import JudgeIdentity, judge_request, resolve_identity
+from agentjudge.cases.judging import (
+    JudgeIdentity,
+    MetricResult,
+    RenderedCase,
+    fill_prompt,
+    judge_notes,
+    judge_request,
+    lacking,
+    render_case,
+    resolve_identity,
+    run_custom,
+)
 from agentjudge.cases.loading import (
     DATASETS_DIR,
     DEFAULT_CONFIG,
@@ -42,13 +52,6 @@ from agentjudge.cases.loading import (
     output_path,
     settings,
     trace_files,
-)
-from agentjudge.cases.transcript import (
-    RenderedCase,
-    fill_prompt,
-    judge_notes,
-    lacking,
-    render_case,
 )
 from agentjudge.errors import JudgeError, UsageError
 from agentjudge.files import check_writable, write_atomic
@@ -159,7 +162,7 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
         env,
     )
     stats: ClientStats | None = None
-    results: dict[str, gate.MetricResult] = {}
+    results: dict[str, MetricResult] = {}
     judge_notice: str | None = None
     if judge_items or custom_items:
         advance = progress(len(judge_items)) if progress and judge_items else None
@@ -322,7 +325,7 @@ def _run_metrics(
     root: Path,
     advance: Callable[[], None] | None,
     note: Note,
-) -> tuple[dict[str, gate.MetricResult], ClientStats | None, JudgeIdentity, str | None]:
+) -> tuple[dict[str, MetricResult], ClientStats | None, JudgeIdentity, str | None]:
     # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
     from agentjudge.cases.judging import build_judge, is_fake, run_judges, speaks
     from agentjudge.judge.providers.base import Provider
@@ -357,7 +360,7 @@ def _run_metrics(
     session = JudgeSession(settings, cache, options.cache_path, note)
     used: list[Provider] = []
 
-    async def judge_all() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
+    async def judge_all() -> tuple[dict[str, MetricResult], ClientStats | None]:
         async with contextlib.AsyncExitStack() as stack:
             process = None
             if command is not None and (own_judge or custom_items):
@@ -385,7 +388,7 @@ def _run_metrics(
                 judged = await run_judges(client, judge_items, advance)
                 return {**judged, **await custom}, client.stats
 
-    async def go() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
+    async def go() -> tuple[dict[str, MetricResult], ClientStats | None]:
         # graph-agents-cli's --judge-timeout bounds its whole judge runner: so here
         try:
             async with asyncio.timeout(options.judge_timeout):

@@ -1,7 +1,7 @@
 """Judge metrics of eval cases: the built-in judges, the prompt template, `judges.<name>` entries.
 
 A judge is a rubric, a scale and a `str.format` template filled per case (see
-`agentjudge.cases.transcript`). graph-agents-cli projects override or add judges in
+`agentjudge.cases.judging.transcript`). graph-agents-cli projects override or add judges in
 `eval_config.yaml` under `judges:`; templates there may use exactly the placeholders in
 `PLACEHOLDERS`, and any other one is rejected when the config loads, before any agent or
 judge call is spent.

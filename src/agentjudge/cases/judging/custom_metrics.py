@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agentjudge.cases.gate import MetricResult
+from agentjudge.cases.judging.metric_result import MetricResult
 from agentjudge.projectenv import worker
 from agentjudge.projectenv.process import ProjectProcess
 

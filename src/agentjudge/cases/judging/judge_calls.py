@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentjudge.cases.gate import MetricResult
+from agentjudge.cases.judging.metric_result import MetricResult
 from agentjudge.errors import UsageError
 from agentjudge.judge.providers import (
     PROVIDERS,
