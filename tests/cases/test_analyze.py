@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from agentjudge.cases.analyze import (
+from agentjudge.cases.outcome.analyze import (
     analysis_path,
     analyze_results,
     cluster_reasons,

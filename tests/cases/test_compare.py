@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from agentjudge.cases.compare import (
+from agentjudge.cases.outcome import (
     compare_exit_code,
     compare_json,
     compare_results,

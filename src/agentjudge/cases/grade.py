@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentjudge.cases import gate, notices
 from agentjudge.cases.judging import (
     JudgeIdentity,
     MetricResult,
@@ -53,6 +52,7 @@ from agentjudge.cases.loading import (
     settings,
     trace_files,
 )
+from agentjudge.cases.outcome import gate, run_warnings
 from agentjudge.errors import JudgeError, UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
@@ -152,7 +152,7 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
             _plan_metrics(config, case, trace, grade_, judge_items, custom_items, targets)
     extra = [cid for cid in traces.traces if cid not in used]
     if extra and planned.cases:
-        note(f"{len(extra)} trace(s) not in the dataset are ignored: {notices.some(extra)}")
+        note(f"{len(extra)} trace(s) not in the dataset are ignored: {run_warnings.some(extra)}")
 
     judge = resolve_identity(
         options.judge_provider,
@@ -176,7 +176,7 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     quality = gate.quality(config, grades)
     code = gate.exit_code(summary, quality)
     summary_doc: dict[str, Any] = {**summary, "exit_code": code}
-    fake_model = notices.fake_sides(traces.meta, judge.provider, bool(judge_items))
+    fake_model = run_warnings.fake_sides(traces.meta, judge.provider, bool(judge_items))
     who = identity(root, env)
     meta = traces.meta
     document: dict[str, Any] = {
@@ -198,7 +198,7 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
         "summary": summary_doc,
         "quality": quality,
         "fake_model": fake_model,
-        "warnings": notices.warnings(config, grades, fake_model, meta, judge_notice),
+        "warnings": run_warnings.warnings(config, grades, fake_model, meta, judge_notice),
         "cases": [g.as_dict() for g in grades],
         "judge_usage": _usage(stats),
     }

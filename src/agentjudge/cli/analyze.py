@@ -17,8 +17,12 @@ def analyze_command(results: ResultsFile = None, top_k: TopK = None) -> int:
     """Cluster the reasons of every non-passed case into failure patterns.
 
     The analysis is saved as artifacts/analysis_<ts>.json."""
-    from agentjudge.cases.analyze import analysis_path, analyze_results, render_analysis
-    from agentjudge.cases.compare import load_results
+    from agentjudge.cases.outcome import (
+        analysis_path,
+        analyze_results,
+        load_results,
+        render_analysis,
+    )
 
     root = find_root()
     if results is not None and not results.exists() and root is not None:

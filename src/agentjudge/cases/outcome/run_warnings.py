@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentjudge.cases.gate import CaseGrade
 from agentjudge.cases.loading import EvalConfig
+from agentjudge.cases.outcome.gate import CaseGrade
 
 FAKE_AGENT = (
     "the agent ran on the deterministic fake model (MODEL_PROVIDER=fake): its replies are "

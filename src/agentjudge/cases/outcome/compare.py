@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentjudge.cases.status import STATUS_RANK
+from agentjudge.cases.outcome.status import STATUS_RANK
 from agentjudge.errors import EXIT_INVALID, EXIT_OK, UsageError
 from agentjudge.files import read_json
 

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agentjudge.cases.gate import STATUSES
-from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
-from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
+from agentjudge.cases.outcome.gate import STATUSES
+from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
+from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.files import write_file_atomic
 
 MAX_CASE_ROWS = 20

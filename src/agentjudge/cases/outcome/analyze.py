@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentjudge.cases.loading import ARTIFACTS_DIR, timestamped
-from agentjudge.cases.status import PASSED, STATUS_RANK
+from agentjudge.cases.outcome.status import PASSED, STATUS_RANK
 
 PATTERN_LIMIT = 120
 MAX_EXAMPLES = 3

@@ -12,8 +12,8 @@ from typing import Any, Literal
 from agentjudge.cases.checking import run_checks
 from agentjudge.cases.judging import MetricResult
 from agentjudge.cases.loading import Case, EvalConfig
-from agentjudge.cases.status import ERROR, FAILED, MISSING, PASSED
-from agentjudge.cases.status import QUALITY_BELOW_THRESHOLD as QUALITY
+from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
+from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.errors import UsageError, clip
 
 STATUSES = (PASSED, FAILED, QUALITY, ERROR, MISSING)
