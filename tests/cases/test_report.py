@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from agentjudge.cases.outcome import print_summary, write_junit
-from agentjudge.cases.outcome.report import MAX_CASE_ROWS
+from agentjudge.cases.outcome.console import MAX_CASE_ROWS
 
 
 def document(cases: list[dict[str, Any]], quality: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 `gate` turns checks and metric results into each case's status, the quality rates and the
 exit code (`status` names the statuses); `run_warnings` says what a met gate may not mean;
-`report` shows a run; `compare` and `analyze` read results files afterwards.
+`console` and `junit` show a run; `compare` and `analyze` read results files afterwards.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
         load_results,
         render_compare,
     )
+    from agentjudge.cases.outcome.console import print_summary
     from agentjudge.cases.outcome.gate import STATUSES, CaseGrade
-    from agentjudge.cases.outcome.report import junit_xml, print_summary, write_junit
+    from agentjudge.cases.outcome.junit import junit_xml, write_junit
     from agentjudge.cases.outcome.status import STATUS_RANK
 
 __all__ = [
@@ -50,8 +51,9 @@ _HOMES = {
         "load_results",
         "render_compare",
     ),
+    "console": ("print_summary",),
     "gate": ("STATUSES", "CaseGrade"),
-    "report": ("junit_xml", "print_summary", "write_junit"),
+    "junit": ("junit_xml", "write_junit"),
     "status": ("STATUS_RANK",),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
