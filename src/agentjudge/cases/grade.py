@@ -28,27 +28,18 @@ from agentjudge.cases.judging import (
     run_custom,
 )
 from agentjudge.cases.loading import (
-    DATASETS_DIR,
-    DEFAULT_CONFIG,
-    DEFAULT_DATASET,
     DEFAULT_JUDGE_CALL_TIMEOUT,
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
     Case,
-    Dataset,
     EvalConfig,
-    TraceSet,
     agent_package,
-    caller_dir,
-    cases_from_raw,
     find_root,
     identity,
-    json_files,
-    load_config,
-    load_dataset,
     load_traces,
-    normalise_expect,
     output_path,
+    planned_cases,
+    run_config,
     settings,
     trace_files,
 )
@@ -128,8 +119,8 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     env = settings(root)
     files = trace_files(root, options.traces)
     traces = load_traces(files)
-    config = _config(root, options.config)
-    planned = _planned(root, options.dataset, traces, note)
+    config = run_config(root, options.config)
+    planned = planned_cases(root, options.dataset, traces, note)
     for case in planned.cases:
         gate.check_case_metrics(config, case)
     base = root or Path.cwd()
@@ -226,64 +217,6 @@ def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
         return dict.fromkeys(USAGE, 0)
     counters = stats.as_dict()
     return {name: counters[name] for name in USAGE}
-
-
-def _config(root: Path | None, value: str | None) -> EvalConfig:
-    if value:
-        # graph-agents-cli's order: from where the user stands, else under the project
-        path = Path(value)
-        if not path.is_absolute():
-            here = caller_dir() / path
-            path = root / path if root is not None and not here.exists() else here
-        return load_config(path, required=True)
-    return load_config(root / DEFAULT_CONFIG if root else None)
-
-
-def _planned(root: Path | None, value: str | None, traces: TraceSet, note: Note) -> Dataset:
-    """`--dataset`; else the traces' recorded dataset if unchanged; else the cases the
-    traces embed; else one expectation-free case per trace (accounting only)."""
-    if value:
-        dataset = load_dataset(_dataset_files(root or Path.cwd(), value))
-        if traces.dataset_hash and dataset.hash != traces.dataset_hash:
-            note(
-                "--dataset differs from the dataset the traces were generated from (hash "
-                "mismatch): its expectations are applied to replies made for another version, "
-                "and cases absent from the traces count as missing; the results record both "
-                "hashes"
-            )
-        return dataset
-    recorded = traces.meta.get("dataset_paths") or []
-    if recorded and root is not None and isinstance(recorded, list):
-        files = [root / str(p) for p in recorded]
-        if all(f.is_file() for f in files):
-            try:
-                dataset = load_dataset(files)
-            except UsageError as exc:
-                note(f"the recorded dataset is unusable ({exc}); using the cases in the traces")
-            else:
-                if dataset.hash == traces.dataset_hash:
-                    return dataset
-                note("the dataset changed since the traces were made; using the cases in them")
-    if traces.embedded:
-        raws = [traces.embedded[cid] for cid in traces.traces if cid in traces.embedded]
-        return cases_from_raw(raws, f"traces {', '.join(traces.files)}")
-    if traces.traces:
-        note(
-            "the traces carry no case definitions: grading case accounting only; pass "
-            "--dataset to apply the expectations"
-        )
-    expect = normalise_expect(None, "accounting")
-    cases = [
-        Case(cid, [{"role": "user", "content": ""}], dict(expect), {}, None, None, {"id": cid})
-        for cid in traces.traces
-    ]
-    return Dataset(cases, traces.dataset_hash or "")
-
-
-def _dataset_files(root: Path, value: str) -> list[Path]:
-    path = Path(value)
-    hint = f" (the default is {DEFAULT_DATASET} or every file in {DATASETS_DIR})"
-    return json_files(path if path.is_absolute() else root / path, "--dataset", hint)
 
 
 def _plan_metrics(

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         settings,
         timestamped,
     )
+    from agentjudge.cases.loading.run_inputs import planned_cases, run_config
     from agentjudge.cases.loading.traces import TraceSet, load_traces, trace_files
     from agentjudge.cases.loading.trajectories import trace_from_atif
 
@@ -94,6 +95,8 @@ __all__ = [
     "normalise_expect",
     "output_path",
     "parse_config",
+    "planned_cases",
+    "run_config",
     "scale_value",
     "settings",
     "timestamped",
@@ -126,6 +129,7 @@ _HOMES = {
         "settings",
         "timestamped",
     ),
+    "run_inputs": ("planned_cases", "run_config"),
     "traces": ("TraceSet", "load_traces", "trace_files"),
     "trajectories": ("trace_from_atif",),
 }
