@@ -6,8 +6,6 @@ no usable judge) is raised before the first judge call, and nothing is written t
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentjudge.cases.judging import (
-    JudgeIdentity,
-    MetricResult,
+    Judged,
+    JudgingOptions,
     RenderedCase,
     fill_prompt,
     judge_notes,
@@ -25,7 +23,7 @@ from agentjudge.cases.judging import (
     lacking,
     render_case,
     resolve_identity,
-    run_custom,
+    run_metrics,
 )
 from agentjudge.cases.loading import (
     DEFAULT_JUDGE_CALL_TIMEOUT,
@@ -33,7 +31,6 @@ from agentjudge.cases.loading import (
     RESULTS_DIR,
     Case,
     EvalConfig,
-    agent_package,
     find_root,
     identity,
     load_traces,
@@ -44,12 +41,11 @@ from agentjudge.cases.loading import (
     trace_files,
 )
 from agentjudge.cases.outcome import gate, run_warnings
-from agentjudge.errors import JudgeError, UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats, JudgeClient
+    from agentjudge.judge.client import ClientStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,16 +148,15 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
         config.judge_model,
         env,
     )
-    stats: ClientStats | None = None
-    results: dict[str, MetricResult] = {}
-    judge_notice: str | None = None
+    judged = Judged({}, judge)
     if judge_items or custom_items:
         advance = progress(len(judge_items)) if progress and judge_items else None
-        results, stats, judge, judge_notice = _run_metrics(
-            options, judge, env, judge_items, custom_items, base, advance, note
+        judged = run_metrics(
+            judge, env, judge_items, custom_items, base, _judging(options), advance, note
         )
+    judge, stats, judge_notice = judged.judge, judged.stats, judged.notice
     for item_id, (grade_, metric) in targets.items():
-        gate.apply_result(grade_, metric, results.get(item_id))
+        gate.apply_result(grade_, metric, judged.results.get(item_id))
 
     summary = gate.summarize(grades)
     quality = gate.quality(config, grades)
@@ -195,20 +190,6 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     }
     write_atomic(output, document, indent=2)
     return GradeRun(document, output, code, stats)
-
-
-async def _preflight(client: JudgeClient) -> None:
-    """The judge answers before any case is judged, or the run stops (exit 3, nothing
-    written) with the judge server's own explanation."""
-    try:
-        await client.preflight()
-    except JudgeError as exc:
-        provider = client.provider
-        said = f"{exc.kind}: {exc.detail}" if exc.detail else exc.kind
-        raise UsageError(
-            f"the judge {provider.name}/{provider.model} at {provider.safe_endpoint} cannot be "
-            f"used ({said}); check its URL, key and model"
-        ) from None
 
 
 def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
@@ -249,94 +230,13 @@ def _plan_metrics(
         judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
 
 
-def _run_metrics(
-    options: GradeOptions,
-    judge: JudgeIdentity,
-    env: dict[str, str],
-    judge_items: list[tuple[str, JudgeRequest]],
-    custom_items: list[dict[str, Any]],
-    root: Path,
-    advance: Callable[[], None] | None,
-    note: Note,
-) -> tuple[dict[str, MetricResult], ClientStats | None, JudgeIdentity, str | None]:
-    # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
-    from agentjudge.cases.judging import build_judge, is_fake, run_judges, speaks
-    from agentjudge.judge.providers.base import Provider
-    from agentjudge.judge.providers.project import ProjectJudge
-    from agentjudge.judge.session import JudgeSession, JudgeSettings
-    from agentjudge.projectenv.process import ProjectProcess, project_command, project_environ
-
-    # a provider agentjudge does not speak is the project's own get_judge_model()
-    own_judge = bool(judge_items) and not speaks(judge.provider)
-    provider = build_judge(judge, env) if judge_items and not own_judge else None
-    command = project_command(root)
-    if own_judge and command is None:
-        raise UsageError(
-            f"judge provider {judge.provider!r} is not one agentjudge calls itself, and the "
-            f"project in {root} has no environment to run its get_judge_model() in (no "
-            "uv.lock with uv installed, no .venv): run graph-agents-cli install, or choose "
-            "a provider agentjudge calls (openai-compatible, openai, anthropic, gemini, azure)"
-        )
-    # what graph-agents-cli's runner gives custom metrics and the project's judge
-    judge_env = {
-        name: value
-        for name, value in (
-            ("JUDGE_MODEL_PROVIDER", judge.provider),
-            ("JUDGE_MODEL_NAME", judge.model),
-        )
-        if value
-    }
-    settings = JudgeSettings(
-        options.concurrency, options.judge_call_timeout, ca_bundle=options.judge_ca_bundle
+def _judging(options: GradeOptions) -> JudgingOptions:
+    """The judge flags, as the judging phase takes them."""
+    return JudgingOptions(
+        options.judge_timeout,
+        options.judge_call_timeout,
+        options.judge_ca_bundle,
+        options.concurrency,
+        options.cache,
+        options.cache_path,
     )
-    cache = bool(judge_items) and options.cache and not is_fake(judge.provider)
-    session = JudgeSession(settings, cache, options.cache_path, note)
-    used: list[Provider] = []
-
-    async def judge_all() -> tuple[dict[str, MetricResult], ClientStats | None]:
-        async with contextlib.AsyncExitStack() as stack:
-            process = None
-            if command is not None and (own_judge or custom_items):
-                process = await stack.enter_async_context(
-                    ProjectProcess.running(
-                        command, root, project_environ(judge_env), options.concurrency
-                    )
-                )
-            judge_provider = provider
-            if own_judge:
-                assert process is not None
-                judge_provider = ProjectJudge(
-                    process, str(judge.provider), judge.model, root, agent_package(root)
-                )
-            if judge_provider is None:
-                return await run_custom(custom_items, root, process, judge_env), None
-            used.append(judge_provider)
-            client = session.client(judge_provider)
-            # an embedded judge's server, or the project's judge model, lives this long
-            async with session.serving(client):
-                stored = all(client.stored(r) for _, r in judge_items)
-                if judge_provider.preflight and not stored:
-                    await _preflight(client)
-                custom = asyncio.ensure_future(run_custom(custom_items, root, process, judge_env))
-                judged = await run_judges(client, judge_items, advance)
-                return {**judged, **await custom}, client.stats
-
-    async def go() -> tuple[dict[str, MetricResult], ClientStats | None]:
-        # graph-agents-cli's --judge-timeout bounds its whole judge runner: so here
-        try:
-            async with asyncio.timeout(options.judge_timeout):
-                return await judge_all()
-        except TimeoutError:
-            raise UsageError(
-                f"judging did not finish within --judge-timeout {options.judge_timeout:g} s: "
-                "the judge may be unreachable or slow; raise --judge-timeout, or check the "
-                "judge (--judge-call-timeout bounds each call)"
-            ) from None
-
-    with session:  # the verdict store is open this long
-        results, stats = session.run(go())
-    if not used:
-        return results, stats, judge, None
-    # the fake judge has its own warning (and `fake_model`); others may carry a notice
-    notice = None if is_fake(used[0].name) else used[0].notice
-    return results, stats, JudgeIdentity(used[0].name, used[0].model), notice

@@ -1,8 +1,9 @@
 """Judging: the judge and custom metrics of the cases that passed their checks.
 
 `transcript` renders what a judge reads of a case; `judge_calls` chooses the judge and
-sends the calls; `custom_metrics` runs the project's own metrics; each returns a
-`MetricResult` per case and metric, which the gate (`cases.outcome`) folds into the grades.
+sends the calls; `custom_metrics` runs the project's own metrics; `runner` runs both, in
+the project's process when needed. Each gives a `MetricResult` per case and metric, which
+the gate (`cases.outcome`) folds into the grades.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
         speaks,
     )
     from agentjudge.cases.judging.metric_result import MetricResult
+    from agentjudge.cases.judging.runner import Judged, JudgingOptions, run_metrics
     from agentjudge.cases.judging.transcript import (
         RenderedCase,
         fill_prompt,
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JudgeIdentity",
+    "Judged",
+    "JudgingOptions",
     "MetricResult",
     "RenderedCase",
     "build_judge",
@@ -44,6 +48,7 @@ __all__ = [
     "resolve_identity",
     "run_custom",
     "run_judges",
+    "run_metrics",
     "speaks",
 ]
 
@@ -60,6 +65,7 @@ _HOMES = {
         "speaks",
     ),
     "metric_result": ("MetricResult",),
+    "runner": ("Judged", "JudgingOptions", "run_metrics"),
     "transcript": ("RenderedCase", "fill_prompt", "judge_notes", "lacking", "render_case"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
