@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,9 @@ from agentjudge.cases.loading import (
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
     Case,
+    Dataset,
     EvalConfig,
+    TraceSet,
     find_root,
     identity,
     load_traces,
@@ -109,8 +111,67 @@ def grade(options: GradeOptions, note: Note, progress: Progress | None = None) -
         gc.unfreeze()
 
 
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """What a run grades, read and checked before anything is judged or written."""
+
+    root: Path | None  # the project folder, if one was found
+    base: Path  # the project folder, else the working directory
+    env: dict[str, str]  # the project's settings, the environment over its `.env`
+    traces: TraceSet
+    config: EvalConfig
+    planned: Dataset
+    output: Path  # the results file, known to be writable
+
+
+@dataclass(slots=True)
+class _Checked:
+    """Every planned case's grade after its checks, and the metrics still to run: judge
+    requests and custom metric items, each with the grade and metric its result goes to."""
+
+    grades: list[gate.CaseGrade] = field(default_factory=list)
+    judge_items: list[tuple[str, JudgeRequest]] = field(default_factory=list)
+    custom_items: list[dict[str, Any]] = field(default_factory=list)
+    targets: dict[str, tuple[gate.CaseGrade, str]] = field(default_factory=dict)
+
+    def plan_metrics(
+        self, config: EvalConfig, case: Case, trace: dict[str, Any], grade_: gate.CaseGrade
+    ) -> None:
+        """Open the scores of a judgeable case; queue its judge and custom metrics."""
+        rendered: RenderedCase | None = None
+        for metric, kind in gate.open_scores(config, case, grade_):
+            item_id = f"{case.id}/{metric}"
+            self.targets[item_id] = (grade_, metric)
+            if kind == "custom":
+                target = config.custom_metrics[metric].callable
+                self.custom_items.append(
+                    {"id": item_id, "callable": target, "case": case.raw, "trace": trace}
+                )
+                continue
+            if rendered is None:  # once per case, shared by its judges
+                rendered = render_case(case.raw, trace, config.max_tool_result_chars)
+                grade_.judge_notes = judge_notes(rendered)
+                grade_.truncated_results = len(rendered.truncated)
+                grade_.unrecorded_turns = rendered.unrecorded_turns
+            spec = config.judges[metric]
+            grade_.lacking += lacking(metric, rendered, trace)
+            prompt = fill_prompt(spec, rendered)
+            self.judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
+
+
 def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> GradeRun:
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    inputs = _load(options, note)
+    checked = _check(inputs, note)
+    judged = _judge(options, inputs, checked, progress, note)
+    document = _document(inputs, checked, judged, graded_at)
+    write_atomic(inputs.output, document, indent=2)
+    return GradeRun(document, inputs.output, document["summary"]["exit_code"], judged.stats)
+
+
+def _load(options: GradeOptions, note: Note) -> _Inputs:
+    """Read the traces, config and dataset. Every case's metrics must be known and have a
+    threshold, and the results file must be writable, before any judge is called."""
     root = options.root or find_root()
     env = settings(root)
     files = trace_files(root, options.traces)
@@ -122,50 +183,72 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     base = root or Path.cwd()
     output = output_path(base, options.output, RESULTS_DIR, "results")
     check_writable(output)
+    return _Inputs(root, base, env, traces, config, planned, output)
 
-    grades: list[gate.CaseGrade] = []
-    judge_items: list[tuple[str, JudgeRequest]] = []
-    custom_items: list[dict[str, Any]] = []
-    targets: dict[str, tuple[gate.CaseGrade, str]] = {}
+
+def _check(inputs: _Inputs, note: Note) -> _Checked:
+    """Each planned case against its trace: accounting, then its checks, then the metrics
+    of a case still judgeable are queued. Traces no case asked for are named and left."""
+    checked = _Checked()
+    traces = inputs.traces
     used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)
-    for case in planned.cases:
+    for case in inputs.planned.cases:
         trace = traces.find(case.id)
         grade_ = gate.grade_checks(case, trace)
-        grades.append(grade_)
+        checked.grades.append(grade_)
         if trace is None:
             continue
         used.add(str(trace["case_id"]))
         if grade_.judgeable:
-            _plan_metrics(config, case, trace, grade_, judge_items, custom_items, targets)
+            checked.plan_metrics(inputs.config, case, trace, grade_)
     extra = [cid for cid in traces.traces if cid not in used]
-    if extra and planned.cases:
+    if extra and inputs.planned.cases:
         note(f"{len(extra)} trace(s) not in the dataset are ignored: {run_warnings.some(extra)}")
+    return checked
 
+
+def _judge(
+    options: GradeOptions, inputs: _Inputs, checked: _Checked, progress: Progress | None, note: Note
+) -> Judged:
+    """Run the queued metrics, if any, and fold every result into its case's grade."""
     judge = resolve_identity(
         options.judge_provider,
         options.judge_model,
-        config.judge_provider,
-        config.judge_model,
-        env,
+        inputs.config.judge_provider,
+        inputs.config.judge_model,
+        inputs.env,
     )
     judged = Judged({}, judge)
+    judge_items, custom_items = checked.judge_items, checked.custom_items
     if judge_items or custom_items:
         advance = progress(len(judge_items)) if progress and judge_items else None
         judged = run_metrics(
-            judge, env, judge_items, custom_items, base, _judging(options), advance, note
+            judge,
+            inputs.env,
+            judge_items,
+            custom_items,
+            inputs.base,
+            _judging(options),
+            advance,
+            note,
         )
-    judge, stats, judge_notice = judged.judge, judged.stats, judged.notice
-    for item_id, (grade_, metric) in targets.items():
+    for item_id, (grade_, metric) in checked.targets.items():
         gate.apply_result(grade_, metric, judged.results.get(item_id))
+    return judged
 
+
+def _document(inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str) -> dict[str, Any]:
+    """The results document: graph-agents-cli's keys in its order, then ours."""
+    config, traces, planned, grades = inputs.config, inputs.traces, inputs.planned, checked.grades
+    judge = judged.judge
     summary = gate.summarize(grades)
     quality = gate.quality(config, grades)
     code = gate.exit_code(summary, quality)
     summary_doc: dict[str, Any] = {**summary, "exit_code": code}
-    fake_model = run_warnings.fake_sides(traces.meta, judge.provider, bool(judge_items))
-    who = identity(root, env)
+    fake_model = run_warnings.fake_sides(traces.meta, judge.provider, bool(checked.judge_items))
+    who = identity(inputs.root, inputs.env)
     meta = traces.meta
-    document: dict[str, Any] = {
+    return {
         "dataset_hash": planned.hash or traces.dataset_hash,
         "traces_dataset_hash": traces.dataset_hash,
         "graded_at": graded_at,
@@ -184,12 +267,10 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
         "summary": summary_doc,
         "quality": quality,
         "fake_model": fake_model,
-        "warnings": run_warnings.warnings(config, grades, fake_model, meta, judge_notice),
+        "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.notice),
         "cases": [g.as_dict() for g in grades],
-        "judge_usage": _usage(stats),
+        "judge_usage": _usage(judged.stats),
     }
-    write_atomic(output, document, indent=2)
-    return GradeRun(document, output, code, stats)
 
 
 def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
@@ -198,36 +279,6 @@ def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
         return dict.fromkeys(USAGE, 0)
     counters = stats.as_dict()
     return {name: counters[name] for name in USAGE}
-
-
-def _plan_metrics(
-    config: EvalConfig,
-    case: Case,
-    trace: dict[str, Any],
-    grade_: gate.CaseGrade,
-    judge_items: list[tuple[str, JudgeRequest]],
-    custom_items: list[dict[str, Any]],
-    targets: dict[str, tuple[gate.CaseGrade, str]],
-) -> None:
-    rendered: RenderedCase | None = None
-    for metric, kind in gate.open_scores(config, case, grade_):
-        item_id = f"{case.id}/{metric}"
-        targets[item_id] = (grade_, metric)
-        if kind == "custom":
-            target = config.custom_metrics[metric].callable
-            custom_items.append(
-                {"id": item_id, "callable": target, "case": case.raw, "trace": trace}
-            )
-            continue
-        if rendered is None:  # once per case, shared by its judges
-            rendered = render_case(case.raw, trace, config.max_tool_result_chars)
-            grade_.judge_notes = judge_notes(rendered)
-            grade_.truncated_results = len(rendered.truncated)
-            grade_.unrecorded_turns = rendered.unrecorded_turns
-        spec = config.judges[metric]
-        grade_.lacking += lacking(metric, rendered, trace)
-        prompt = fill_prompt(spec, rendered)
-        judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
 
 
 def _judging(options: GradeOptions) -> JudgingOptions:
