@@ -1,15 +1,14 @@
-"""Loading: a graph-agents-cli project's files read and validated, before any check runs.
+"""Loading: a project's files read and validated, before any check runs or judge is called.
 
-Where the project keeps things (`project`), its datasets (`dataset`, each case's `expect`
-block in `expect`, an approval `match` in `approval_match`), its `eval_config.yaml`
-(`config`, with the judge metrics it may define in `judge_metrics`), and the traces
-(`traces`; an ATIF trajectory read as a trace in `trajectories`). Every problem is a usage
-error found here, so nothing later is spent on a run that cannot finish. The vocabulary
-the files are validated against (check names, judge templates, what a match names) lives
-here too: the later stages use it, and import only downwards.
+`project` (where things live, the settings), `dataset` with each case's `expect` block
+(`expect`, an approval `match` in `approval_match`), `config` (eval_config.yaml, with the
+judge metrics it may define in `judge_metrics`), `traces` (an ATIF file read as a trace in
+`trajectories`), and `run_inputs` (which config and cases a run uses). What the files are
+validated against lives here too, as every problem must surface before anything is spent:
+the later stages read the same vocabulary, and `metric_catalog` lists it (`metric list`).
 
-Each name below loads its module on first use: the CLI reads `project` at start-up and must
-not pay for YAML, datasets or ATIF models.
+A name loads its module on first use: the CLI reads `project` at start-up, and must not
+pay for YAML, datasets or ATIF models.
 """
 
 from __future__ import annotations
