@@ -6,50 +6,48 @@ no usable judge) is raised before the first judge call, and nothing is written t
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentjudge.cases import gate, notices
-from agentjudge.cases.config import EvalConfig, load_config
-from agentjudge.cases.custom import run_custom
-from agentjudge.cases.dataset import Case, Dataset, cases_from_raw, load_dataset
-from agentjudge.cases.expect import normalise_expect
-from agentjudge.cases.judging import JudgeIdentity, judge_request, resolve_identity
-from agentjudge.cases.project import (
-    DATASETS_DIR,
-    DEFAULT_CONFIG,
-    DEFAULT_DATASET,
-    DEFAULT_JUDGE_CALL_TIMEOUT,
-    DEFAULT_JUDGE_TIMEOUT,
-    RESULTS_DIR,
-    agent_package,
-    caller_dir,
-    find_root,
-    identity,
-    json_files,
-    output_path,
-    settings,
-)
-from agentjudge.cases.traces import TraceSet, load_traces, trace_files
-from agentjudge.cases.transcript import (
+from agentjudge.cases.judging import (
+    Judged,
+    JudgingOptions,
     RenderedCase,
     fill_prompt,
     judge_notes,
+    judge_request,
     lacking,
     render_case,
+    resolve_identity,
+    run_metrics,
 )
-from agentjudge.errors import JudgeError, UsageError
+from agentjudge.cases.loading import (
+    DEFAULT_JUDGE_CALL_TIMEOUT,
+    DEFAULT_JUDGE_TIMEOUT,
+    RESULTS_DIR,
+    Case,
+    Dataset,
+    EvalConfig,
+    TraceSet,
+    find_root,
+    identity,
+    load_traces,
+    output_path,
+    planned_cases,
+    run_config,
+    settings,
+    trace_files,
+)
+from agentjudge.cases.outcome import gate, run_warnings
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats, JudgeClient
+    from agentjudge.judge.client import ClientStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,64 +111,144 @@ def grade(options: GradeOptions, note: Note, progress: Progress | None = None) -
         gc.unfreeze()
 
 
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """What a run grades, read and checked before anything is judged or written."""
+
+    root: Path | None  # the project folder, if one was found
+    base: Path  # the project folder, else the working directory
+    env: dict[str, str]  # the project's settings, the environment over its `.env`
+    traces: TraceSet
+    config: EvalConfig
+    planned: Dataset
+    output: Path  # the results file, known to be writable
+
+
+@dataclass(slots=True)
+class _Checked:
+    """Every planned case's grade after its checks, and the metrics still to run: judge
+    requests and custom metric items, each with the grade and metric its result goes to."""
+
+    grades: list[gate.CaseGrade] = field(default_factory=list)
+    judge_items: list[tuple[str, JudgeRequest]] = field(default_factory=list)
+    custom_items: list[dict[str, Any]] = field(default_factory=list)
+    targets: dict[str, tuple[gate.CaseGrade, str]] = field(default_factory=dict)
+
+    def plan_metrics(
+        self, config: EvalConfig, case: Case, trace: dict[str, Any], grade_: gate.CaseGrade
+    ) -> None:
+        """Open the scores of a judgeable case; queue its judge and custom metrics."""
+        rendered: RenderedCase | None = None
+        for metric, kind in gate.open_scores(config, case, grade_):
+            item_id = f"{case.id}/{metric}"
+            self.targets[item_id] = (grade_, metric)
+            if kind == "custom":
+                target = config.custom_metrics[metric].callable
+                self.custom_items.append(
+                    {"id": item_id, "callable": target, "case": case.raw, "trace": trace}
+                )
+                continue
+            if rendered is None:  # once per case, shared by its judges
+                rendered = render_case(case.raw, trace, config.max_tool_result_chars)
+                grade_.judge_notes = judge_notes(rendered)
+                grade_.truncated_results = len(rendered.truncated)
+                grade_.unrecorded_turns = rendered.unrecorded_turns
+            spec = config.judges[metric]
+            grade_.lacking += lacking(metric, rendered, trace)
+            prompt = fill_prompt(spec, rendered)
+            self.judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
+
+
 def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> GradeRun:
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    inputs = _load(options, note)
+    checked = _check(inputs, note)
+    judged = _judge(options, inputs, checked, progress, note)
+    document = _document(inputs, checked, judged, graded_at)
+    write_atomic(inputs.output, document, indent=2)
+    return GradeRun(document, inputs.output, document["summary"]["exit_code"], judged.stats)
+
+
+def _load(options: GradeOptions, note: Note) -> _Inputs:
+    """Read the traces, config and dataset. Every case's metrics must be known and have a
+    threshold, and the results file must be writable, before any judge is called."""
     root = options.root or find_root()
     env = settings(root)
     files = trace_files(root, options.traces)
     traces = load_traces(files)
-    config = _config(root, options.config)
-    planned = _planned(root, options.dataset, traces, note)
+    config = run_config(root, options.config)
+    planned = planned_cases(root, options.dataset, traces, note)
     for case in planned.cases:
         gate.check_case_metrics(config, case)
     base = root or Path.cwd()
     output = output_path(base, options.output, RESULTS_DIR, "results")
     check_writable(output)
+    return _Inputs(root, base, env, traces, config, planned, output)
 
-    grades: list[gate.CaseGrade] = []
-    judge_items: list[tuple[str, JudgeRequest]] = []
-    custom_items: list[dict[str, Any]] = []
-    targets: dict[str, tuple[gate.CaseGrade, str]] = {}
+
+def _check(inputs: _Inputs, note: Note) -> _Checked:
+    """Each planned case against its trace: accounting, then its checks, then the metrics
+    of a case still judgeable are queued. Traces no case asked for are named and left."""
+    checked = _Checked()
+    traces = inputs.traces
     used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)
-    for case in planned.cases:
+    for case in inputs.planned.cases:
         trace = traces.find(case.id)
         grade_ = gate.grade_checks(case, trace)
-        grades.append(grade_)
+        checked.grades.append(grade_)
         if trace is None:
             continue
         used.add(str(trace["case_id"]))
         if grade_.judgeable:
-            _plan_metrics(config, case, trace, grade_, judge_items, custom_items, targets)
+            checked.plan_metrics(inputs.config, case, trace, grade_)
     extra = [cid for cid in traces.traces if cid not in used]
-    if extra and planned.cases:
-        note(f"{len(extra)} trace(s) not in the dataset are ignored: {notices.some(extra)}")
+    if extra and inputs.planned.cases:
+        note(f"{len(extra)} trace(s) not in the dataset are ignored: {run_warnings.some(extra)}")
+    return checked
 
+
+def _judge(
+    options: GradeOptions, inputs: _Inputs, checked: _Checked, progress: Progress | None, note: Note
+) -> Judged:
+    """Run the queued metrics, if any, and fold every result into its case's grade."""
     judge = resolve_identity(
         options.judge_provider,
         options.judge_model,
-        config.judge_provider,
-        config.judge_model,
-        env,
+        inputs.config.judge_provider,
+        inputs.config.judge_model,
+        inputs.env,
     )
-    stats: ClientStats | None = None
-    results: dict[str, gate.MetricResult] = {}
-    judge_notice: str | None = None
+    judged = Judged({}, judge)
+    judge_items, custom_items = checked.judge_items, checked.custom_items
     if judge_items or custom_items:
         advance = progress(len(judge_items)) if progress and judge_items else None
-        results, stats, judge, judge_notice = _run_metrics(
-            options, judge, env, judge_items, custom_items, base, advance, note
+        judged = run_metrics(
+            judge,
+            inputs.env,
+            judge_items,
+            custom_items,
+            inputs.base,
+            _judging(options),
+            advance,
+            note,
         )
-    for item_id, (grade_, metric) in targets.items():
-        gate.apply_result(grade_, metric, results.get(item_id))
+    for item_id, (grade_, metric) in checked.targets.items():
+        gate.apply_result(grade_, metric, judged.results.get(item_id))
+    return judged
 
+
+def _document(inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str) -> dict[str, Any]:
+    """The results document: graph-agents-cli's keys in its order, then ours."""
+    config, traces, planned, grades = inputs.config, inputs.traces, inputs.planned, checked.grades
+    judge = judged.judge
     summary = gate.summarize(grades)
     quality = gate.quality(config, grades)
     code = gate.exit_code(summary, quality)
     summary_doc: dict[str, Any] = {**summary, "exit_code": code}
-    fake_model = notices.fake_sides(traces.meta, judge.provider, bool(judge_items))
-    who = identity(root, env)
+    fake_model = run_warnings.fake_sides(traces.meta, judge.provider, bool(checked.judge_items))
+    who = identity(inputs.root, inputs.env)
     meta = traces.meta
-    document: dict[str, Any] = {
+    return {
         "dataset_hash": planned.hash or traces.dataset_hash,
         "traces_dataset_hash": traces.dataset_hash,
         "graded_at": graded_at,
@@ -189,26 +267,10 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
         "summary": summary_doc,
         "quality": quality,
         "fake_model": fake_model,
-        "warnings": notices.warnings(config, grades, fake_model, meta, judge_notice),
+        "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.notice),
         "cases": [g.as_dict() for g in grades],
-        "judge_usage": _usage(stats),
+        "judge_usage": _usage(judged.stats),
     }
-    write_atomic(output, document, indent=2)
-    return GradeRun(document, output, code, stats)
-
-
-async def _preflight(client: JudgeClient) -> None:
-    """The judge answers before any case is judged, or the run stops (exit 3, nothing
-    written) with the judge server's own explanation."""
-    try:
-        await client.preflight()
-    except JudgeError as exc:
-        provider = client.provider
-        said = f"{exc.kind}: {exc.detail}" if exc.detail else exc.kind
-        raise UsageError(
-            f"the judge {provider.name}/{provider.model} at {provider.safe_endpoint} cannot be "
-            f"used ({said}); check its URL, key and model"
-        ) from None
 
 
 def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
@@ -219,182 +281,13 @@ def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:
     return {name: counters[name] for name in USAGE}
 
 
-def _config(root: Path | None, value: str | None) -> EvalConfig:
-    if value:
-        # graph-agents-cli's order: from where the user stands, else under the project
-        path = Path(value)
-        if not path.is_absolute():
-            here = caller_dir() / path
-            path = root / path if root is not None and not here.exists() else here
-        return load_config(path, required=True)
-    return load_config(root / DEFAULT_CONFIG if root else None)
-
-
-def _planned(root: Path | None, value: str | None, traces: TraceSet, note: Note) -> Dataset:
-    """`--dataset`; else the traces' recorded dataset if unchanged; else the cases the
-    traces embed; else one expectation-free case per trace (accounting only)."""
-    if value:
-        dataset = load_dataset(_dataset_files(root or Path.cwd(), value))
-        if traces.dataset_hash and dataset.hash != traces.dataset_hash:
-            note(
-                "--dataset differs from the dataset the traces were generated from (hash "
-                "mismatch): its expectations are applied to replies made for another version, "
-                "and cases absent from the traces count as missing; the results record both "
-                "hashes"
-            )
-        return dataset
-    recorded = traces.meta.get("dataset_paths") or []
-    if recorded and root is not None and isinstance(recorded, list):
-        files = [root / str(p) for p in recorded]
-        if all(f.is_file() for f in files):
-            try:
-                dataset = load_dataset(files)
-            except UsageError as exc:
-                note(f"the recorded dataset is unusable ({exc}); using the cases in the traces")
-            else:
-                if dataset.hash == traces.dataset_hash:
-                    return dataset
-                note("the dataset changed since the traces were made; using the cases in them")
-    if traces.embedded:
-        raws = [traces.embedded[cid] for cid in traces.traces if cid in traces.embedded]
-        return cases_from_raw(raws, f"traces {', '.join(traces.files)}")
-    if traces.traces:
-        note(
-            "the traces carry no case definitions: grading case accounting only; pass "
-            "--dataset to apply the expectations"
-        )
-    expect = normalise_expect(None, "accounting")
-    cases = [
-        Case(cid, [{"role": "user", "content": ""}], dict(expect), {}, None, None, {"id": cid})
-        for cid in traces.traces
-    ]
-    return Dataset(cases, traces.dataset_hash or "")
-
-
-def _dataset_files(root: Path, value: str) -> list[Path]:
-    path = Path(value)
-    hint = f" (the default is {DEFAULT_DATASET} or every file in {DATASETS_DIR})"
-    return json_files(path if path.is_absolute() else root / path, "--dataset", hint)
-
-
-def _plan_metrics(
-    config: EvalConfig,
-    case: Case,
-    trace: dict[str, Any],
-    grade_: gate.CaseGrade,
-    judge_items: list[tuple[str, JudgeRequest]],
-    custom_items: list[dict[str, Any]],
-    targets: dict[str, tuple[gate.CaseGrade, str]],
-) -> None:
-    rendered: RenderedCase | None = None
-    for metric, kind in gate.open_scores(config, case, grade_):
-        item_id = f"{case.id}/{metric}"
-        targets[item_id] = (grade_, metric)
-        if kind == "custom":
-            target = config.custom_metrics[metric].callable
-            custom_items.append(
-                {"id": item_id, "callable": target, "case": case.raw, "trace": trace}
-            )
-            continue
-        if rendered is None:  # once per case, shared by its judges
-            rendered = render_case(case.raw, trace, config.max_tool_result_chars)
-            grade_.judge_notes = judge_notes(rendered)
-            grade_.truncated_results = len(rendered.truncated)
-            grade_.unrecorded_turns = rendered.unrecorded_turns
-        spec = config.judges[metric]
-        grade_.lacking += lacking(metric, rendered, trace)
-        prompt = fill_prompt(spec, rendered)
-        judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
-
-
-def _run_metrics(
-    options: GradeOptions,
-    judge: JudgeIdentity,
-    env: dict[str, str],
-    judge_items: list[tuple[str, JudgeRequest]],
-    custom_items: list[dict[str, Any]],
-    root: Path,
-    advance: Callable[[], None] | None,
-    note: Note,
-) -> tuple[dict[str, gate.MetricResult], ClientStats | None, JudgeIdentity, str | None]:
-    # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
-    from agentjudge.cases.judging import build_judge, is_fake, run_judges, speaks
-    from agentjudge.judge.providers.base import Provider
-    from agentjudge.judge.providers.project import ProjectJudge
-    from agentjudge.judge.session import JudgeSession, JudgeSettings
-    from agentjudge.projectenv.process import ProjectProcess, project_command, project_environ
-
-    # a provider agentjudge does not speak is the project's own get_judge_model()
-    own_judge = bool(judge_items) and not speaks(judge.provider)
-    provider = build_judge(judge, env) if judge_items and not own_judge else None
-    command = project_command(root)
-    if own_judge and command is None:
-        raise UsageError(
-            f"judge provider {judge.provider!r} is not one agentjudge calls itself, and the "
-            f"project in {root} has no environment to run its get_judge_model() in (no "
-            "uv.lock with uv installed, no .venv): run graph-agents-cli install, or choose "
-            "a provider agentjudge calls (openai-compatible, openai, anthropic, gemini, azure)"
-        )
-    # what graph-agents-cli's runner gives custom metrics and the project's judge
-    judge_env = {
-        name: value
-        for name, value in (
-            ("JUDGE_MODEL_PROVIDER", judge.provider),
-            ("JUDGE_MODEL_NAME", judge.model),
-        )
-        if value
-    }
-    settings = JudgeSettings(
-        options.concurrency, options.judge_call_timeout, ca_bundle=options.judge_ca_bundle
+def _judging(options: GradeOptions) -> JudgingOptions:
+    """The judge flags, as the judging phase takes them."""
+    return JudgingOptions(
+        options.judge_timeout,
+        options.judge_call_timeout,
+        options.judge_ca_bundle,
+        options.concurrency,
+        options.cache,
+        options.cache_path,
     )
-    cache = bool(judge_items) and options.cache and not is_fake(judge.provider)
-    session = JudgeSession(settings, cache, options.cache_path, note)
-    used: list[Provider] = []
-
-    async def judge_all() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
-        async with contextlib.AsyncExitStack() as stack:
-            process = None
-            if command is not None and (own_judge or custom_items):
-                process = await stack.enter_async_context(
-                    ProjectProcess.running(
-                        command, root, project_environ(judge_env), options.concurrency
-                    )
-                )
-            judge_provider = provider
-            if own_judge:
-                assert process is not None
-                judge_provider = ProjectJudge(
-                    process, str(judge.provider), judge.model, root, agent_package(root)
-                )
-            if judge_provider is None:
-                return await run_custom(custom_items, root, process, judge_env), None
-            used.append(judge_provider)
-            client = session.client(judge_provider)
-            # an embedded judge's server, or the project's judge model, lives this long
-            async with session.serving(client):
-                stored = all(client.stored(r) for _, r in judge_items)
-                if judge_provider.preflight and not stored:
-                    await _preflight(client)
-                custom = asyncio.ensure_future(run_custom(custom_items, root, process, judge_env))
-                judged = await run_judges(client, judge_items, advance)
-                return {**judged, **await custom}, client.stats
-
-    async def go() -> tuple[dict[str, gate.MetricResult], ClientStats | None]:
-        # graph-agents-cli's --judge-timeout bounds its whole judge runner: so here
-        try:
-            async with asyncio.timeout(options.judge_timeout):
-                return await judge_all()
-        except TimeoutError:
-            raise UsageError(
-                f"judging did not finish within --judge-timeout {options.judge_timeout:g} s: "
-                "the judge may be unreachable or slow; raise --judge-timeout, or check the "
-                "judge (--judge-call-timeout bounds each call)"
-            ) from None
-
-    with session:  # the verdict store is open this long
-        results, stats = session.run(go())
-    if not used:
-        return results, stats, judge, None
-    # the fake judge has its own warning (and `fake_model`); others may carry a notice
-    notice = None if is_fake(used[0].name) else used[0].notice
-    return results, stats, JudgeIdentity(used[0].name, used[0].model), notice

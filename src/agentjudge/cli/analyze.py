@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentjudge.cases.project import RESULTS_DIR, find_root
+from agentjudge.cases.loading import RESULTS_DIR, find_root
 from agentjudge.cli.options import ResultsFile, TopK
 from agentjudge.errors import UsageError
 from agentjudge.files import write_atomic
@@ -17,8 +17,12 @@ def analyze_command(results: ResultsFile = None, top_k: TopK = None) -> int:
     """Cluster the reasons of every non-passed case into failure patterns.
 
     The analysis is saved as artifacts/analysis_<ts>.json."""
-    from agentjudge.cases.analyze import analysis_path, analyze_results, render_analysis
-    from agentjudge.cases.compare import load_results
+    from agentjudge.cases.outcome import (
+        analysis_path,
+        analyze_results,
+        load_results,
+        render_analysis,
+    )
 
     root = find_root()
     if results is not None and not results.exists() and root is not None:

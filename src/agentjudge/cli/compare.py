@@ -17,7 +17,7 @@ def compare_command(
     as_json: CompareJson = False,
 ) -> int:
     """Compare two results files case by case: regressions, improvements, score deltas."""
-    from agentjudge.cases.compare import (
+    from agentjudge.cases.outcome import (
         compare_exit_code,
         compare_results,
         load_results,

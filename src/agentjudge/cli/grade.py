@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentjudge.cases.project import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
+from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
 from agentjudge.cli.options import (
     Concurrency,
     Dataset,
@@ -112,7 +112,7 @@ def _report(
     run: GradeRun, junit: Path | None, html: Path | None, quiet: bool, err: Console
 ) -> None:
     """Write the extra reports that were asked for, then print the outcome."""
-    from agentjudge.cases.report import print_summary, write_junit
+    from agentjudge.cases.outcome import print_summary, write_junit
 
     out = Console(soft_wrap=True)
     if junit is not None:

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from agentjudge.cases.project import DEFAULT_CONFIG, find_root
+from agentjudge.cases.loading import DEFAULT_CONFIG, find_root
 from agentjudge.cli.options import CatalogueJson
 
 if TYPE_CHECKING:
-    from agentjudge.cases.config import EvalConfig
+    from agentjudge.cases.loading import EvalConfig
 
 metric_app = typer.Typer(help="Discover the metrics a case can use.", no_args_is_help=True)
 
@@ -20,8 +20,7 @@ metric_app = typer.Typer(help="Discover the metrics a case can use.", no_args_is
 @metric_app.command("list")
 def metric_list(as_json: CatalogueJson = False) -> int:
     """List the deterministic checks, modifiers, judges and this project's metrics."""
-    from agentjudge.cases.catalog import catalog
-    from agentjudge.cases.config import load_config
+    from agentjudge.cases.loading import catalog, load_config
 
     root = find_root()
     config: EvalConfig | None = None

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agentjudge.cases.project import DEFAULT_CONFIG, RESULTS_DIR
+from agentjudge.cases.loading import DEFAULT_CONFIG, RESULTS_DIR
 from agentjudge.judge.secrets import API_KEY_ENV
 
 

@@ -1,0 +1,79 @@
+"""Judging: the judge and custom metrics of the cases that passed their checks.
+
+`transcript` renders what a judge reads of a case; `judge_calls` chooses the judge and
+sends the calls; `custom_metrics` runs the project's own metrics; `runner` runs both, in
+the project's process when needed. Each gives a `MetricResult` per case and metric, which
+the gate (`cases.outcome`) folds into the grades.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentjudge.cases.judging.custom_metrics import run_custom
+    from agentjudge.cases.judging.judge_calls import (
+        JudgeIdentity,
+        build_judge,
+        is_fake,
+        judge_request,
+        resolve_identity,
+        run_judges,
+        speaks,
+    )
+    from agentjudge.cases.judging.metric_result import MetricResult
+    from agentjudge.cases.judging.runner import Judged, JudgingOptions, run_metrics
+    from agentjudge.cases.judging.transcript import (
+        RenderedCase,
+        fill_prompt,
+        judge_notes,
+        lacking,
+        render_case,
+    )
+
+__all__ = [
+    "JudgeIdentity",
+    "Judged",
+    "JudgingOptions",
+    "MetricResult",
+    "RenderedCase",
+    "build_judge",
+    "fill_prompt",
+    "is_fake",
+    "judge_notes",
+    "judge_request",
+    "lacking",
+    "render_case",
+    "resolve_identity",
+    "run_custom",
+    "run_judges",
+    "run_metrics",
+    "speaks",
+]
+
+# Each name's module, imported on first use: the gate needs `MetricResult` alone.
+_HOMES = {
+    "custom_metrics": ("run_custom",),
+    "judge_calls": (
+        "JudgeIdentity",
+        "build_judge",
+        "is_fake",
+        "judge_request",
+        "resolve_identity",
+        "run_judges",
+        "speaks",
+    ),
+    "metric_result": ("MetricResult",),
+    "runner": ("Judged", "JudgingOptions", "run_metrics"),
+    "transcript": ("RenderedCase", "fill_prompt", "judge_notes", "lacking", "render_case"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+if not TYPE_CHECKING:  # mypy reads the imports above, so an unknown name stays an error
+
+    def __getattr__(name: str) -> Any:
+        module = _HOME.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -1,0 +1,168 @@
+"""Which judge grades the cases, and the judge calls themselves.
+
+The judge is chosen as graph-agents-cli chooses it: `--judge-provider/--judge-model`, then
+`eval_config.yaml` `judge:`, then `JUDGE_MODEL_PROVIDER`/`JUDGE_MODEL_NAME` (environment
+or the project's `.env`), then the agent's `MODEL_*`. Calls go through agentjudge's judge
+client (retries, deadlines, concurrency, verdict store, token accounting).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentjudge.cases.judging.metric_result import MetricResult
+from agentjudge.errors import UsageError
+from agentjudge.judge.providers import (
+    PROVIDERS,
+    FakeJudge,
+    Hints,
+    JudgeSpec,
+    Provider,
+    build_provider,
+)
+from agentjudge.judge.request import JudgeRequest, Message
+from agentjudge.judge.scaled import case_score_schema
+
+if TYPE_CHECKING:
+    from agentjudge.judge.client import JudgeClient
+
+PROMPT_VERSION = "agentjudge-cases-v2"  # v2: task_success judges against the reference
+HINTS = Hints(
+    url="JUDGE_BASE_URL or OPENAI_BASE_URL (environment or the project's .env)",
+    model="--judge-model, judge.model in eval_config.yaml, or JUDGE_MODEL_NAME",
+    key="JUDGE_API_KEY",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeIdentity:
+    """The judge's provider and model as resolved (either may be unknown: None)."""
+
+    provider: str | None
+    model: str | None
+
+
+def resolve_identity(
+    flag_provider: str | None,
+    flag_model: str | None,
+    config_provider: str | None,
+    config_model: str | None,
+    env: dict[str, str],
+) -> JudgeIdentity:
+    """Flag, then config, then `JUDGE_MODEL_*`, then the agent's `MODEL_*`."""
+    provider = (
+        flag_provider
+        or config_provider
+        or env.get("JUDGE_MODEL_PROVIDER")
+        or env.get("MODEL_PROVIDER")
+        or None
+    )
+    model = flag_model or config_model or env.get("JUDGE_MODEL_NAME") or env.get("MODEL_NAME")
+    return JudgeIdentity(provider, model or None)
+
+
+def speaks(provider: str | None) -> bool:
+    """Whether agentjudge calls `provider`'s judges itself (else the project's own
+    `get_judge_model()` does); no provider at all is a usage error later, not the project's."""
+    name = (provider or "").strip().lower()
+    return not name or name in PROVIDERS
+
+
+def is_fake(provider: str | None) -> bool:
+    """Whether `provider` names the deterministic fake judge (any case)."""
+    return (provider or "").strip().lower() == "fake"
+
+
+# graph-agents-cli's scaffold (app/app_utils/model.py): each provider's key variable, and
+# the providers that speak the OpenAI API (the only ones reasoning settings apply to)
+SCAFFOLD_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GOOGLE_API_KEY",
+    "openai-compatible": "MODEL_API_KEY",
+}
+OPENAI_API_PROVIDERS = frozenset({"openai", "openai-compatible"})
+
+
+def judge_spec(identity: JudgeIdentity, env: Mapping[str, str]) -> JudgeSpec:
+    """The judge `identity` names, resolved from `env` (the process environment over the
+    project's `.env`) as the scaffold's `get_judge_model()` resolves it:
+    - key: `JUDGE_API_KEY`, else the provider's variable (`OPENAI_API_KEY`,
+      `ANTHROPIC_API_KEY`, `GOOGLE_API_KEY`; `MODEL_API_KEY` for `openai-compatible`);
+    - URL: `JUDGE_BASE_URL`, else `OPENAI_BASE_URL` for the OpenAI-API providers (the
+      OpenAI SDK's variable), else `MODEL_BASE_URL` for `openai-compatible`, else the
+      provider's default;
+    - reasoning effort: `JUDGE_REASONING_EFFORT`, else the agent's `MODEL_REASONING_EFFORT`
+      when both speak the OpenAI API.
+    Unlike the scaffold, `JUDGE_BASE_URL` is honoured for every provider (the scaffold reads
+    it for `openai-compatible` only), and the agent's key is never sent to another
+    provider's judge."""
+    name = (identity.provider or "").strip().lower()
+    agent = (env.get("MODEL_PROVIDER") or "openai").strip().lower()
+    # the scaffold's variable for its providers; ours (azure) find their own in build_provider
+    own = SCAFFOLD_KEYS.get(name)
+    key = env.get("JUDGE_API_KEY") or (env.get(own) if own else None) or None
+    url = env.get("JUDGE_BASE_URL") or None
+    if url is None and name in OPENAI_API_PROVIDERS:
+        url = env.get("OPENAI_BASE_URL") or None
+    if url is None and name == "openai-compatible":
+        url = env.get("MODEL_BASE_URL") or None
+    effort = env.get("JUDGE_REASONING_EFFORT") or None
+    if effort is None and name in OPENAI_API_PROVIDERS and agent in OPENAI_API_PROVIDERS:
+        effort = env.get("MODEL_REASONING_EFFORT") or None
+    return JudgeSpec(name, identity.model, url, key, reasoning_effort=effort)
+
+
+def build_judge(identity: JudgeIdentity, env: Mapping[str, str]) -> Provider:
+    """The provider for `identity` (see `judge_spec`); the key is never written anywhere;
+    an unusable choice is a usage error saying the fix."""
+    name = (identity.provider or "").strip().lower()
+    if not name:
+        raise UsageError(
+            "no judge chosen: pass --judge-provider, set judge.provider in eval_config.yaml, "
+            f"or set JUDGE_MODEL_PROVIDER ({', '.join(PROVIDERS)})"
+        )
+    if name == "fake":
+        return FakeJudge(identity.model or "fake-judge", answers="scale_max")
+    if name not in PROVIDERS:
+        raise UsageError(
+            f"judge provider {identity.provider!r} is not supported: use one of "
+            f"{', '.join(PROVIDERS)} (any OpenAI-compatible server works with "
+            "openai-compatible and JUDGE_BASE_URL)"
+        )
+    return build_provider(judge_spec(identity, env), env, HINTS)
+
+
+def judge_request(prompt: str, scale: float) -> JudgeRequest:
+    """One judge call: the rendered prompt, answered as `{reasoning, score}` on 1..scale."""
+    return JudgeRequest(
+        messages=(Message("user", prompt),),
+        prompt_version=PROMPT_VERSION,
+        response_schema=case_score_schema(scale),
+        answer="scaled",
+        scale=scale,
+    )
+
+
+async def run_judges(
+    client: JudgeClient,
+    items: list[tuple[str, JudgeRequest]],
+    on_done: Callable[[], None] | None = None,
+) -> dict[str, MetricResult]:
+    """Send every `(item id, request)` concurrently (the client bounds concurrency)."""
+
+    async def one(item_id: str, request: JudgeRequest) -> tuple[str, MetricResult]:
+        outcome = await client.judge(request)
+        if on_done is not None:
+            on_done()
+        if outcome.verdict is None:
+            what = "unusable judge answer" if outcome.protocol else "judge call failed"
+            return item_id, MetricResult(None, error=f"{what}: {outcome.explained}")
+        verdict = outcome.verdict
+        return item_id, MetricResult(verdict.score, verdict.reasoning)
+
+    pairs = await asyncio.gather(*(one(item_id, request) for item_id, request in items))
+    return dict(pairs)

@@ -1,0 +1,185 @@
+"""The judging phase of a grading run: the judge and the custom metrics, side by side.
+
+The judge is ours (`judge_calls`), or the project's own `get_judge_model()` when the
+provider is not one we speak; custom metrics and the project's judge run in the project's
+environment when it has one. The whole phase is bounded by `--judge-timeout`, as
+graph-agents-cli bounds its judge runner. The judge client (aiohttp, OpenTelemetry) loads
+only when a run calls a judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentjudge.cases.judging.custom_metrics import run_custom
+from agentjudge.cases.judging.judge_calls import (
+    JudgeIdentity,
+    build_judge,
+    is_fake,
+    run_judges,
+    speaks,
+)
+from agentjudge.cases.judging.metric_result import MetricResult
+from agentjudge.cases.loading import agent_package
+from agentjudge.errors import JudgeError, UsageError
+from agentjudge.judge.request import JudgeRequest
+
+if TYPE_CHECKING:
+    from agentjudge.judge.client import ClientStats, JudgeClient
+    from agentjudge.judge.providers.base import Provider
+    from agentjudge.judge.session import JudgeSession
+
+
+@dataclass(frozen=True, slots=True)
+class JudgingOptions:
+    """How the phase runs: `agentjudge grade`'s judge flags."""
+
+    timeout: float  # the whole phase (--judge-timeout)
+    call_timeout: float  # one attempt of one call (--judge-call-timeout)
+    ca_bundle: str | None  # CA certificates (PEM) of an HTTPS judge
+    concurrency: int
+    cache: bool  # read and write the verdict store
+    cache_path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the phase returns: results by item id, and the judge as it named itself."""
+
+    results: dict[str, MetricResult]
+    judge: JudgeIdentity
+    stats: ClientStats | None = None  # None when no judge was called
+    notice: str | None = None  # what the judge says of its own verdicts
+
+
+def run_metrics(
+    judge: JudgeIdentity,
+    env: dict[str, str],
+    judge_items: list[tuple[str, JudgeRequest]],
+    custom_items: list[dict[str, Any]],
+    root: Path,
+    options: JudgingOptions,
+    advance: Callable[[], None] | None,
+    note: Callable[[str], None],
+) -> Judged:
+    """Run every `(item id, request)` and custom metric item; an unusable judge, or a
+    project judge with no environment to run in, is a usage error before the first call."""
+    # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
+    from agentjudge.judge.session import JudgeSession, JudgeSettings
+    from agentjudge.projectenv.process import project_command
+
+    # a provider agentjudge does not speak is the project's own get_judge_model()
+    own_judge = bool(judge_items) and not speaks(judge.provider)
+    provider = build_judge(judge, env) if judge_items and not own_judge else None
+    command = project_command(root)
+    if own_judge and command is None:
+        raise UsageError(
+            f"judge provider {judge.provider!r} is not one agentjudge calls itself, and the "
+            f"project in {root} has no environment to run its get_judge_model() in (no "
+            "uv.lock with uv installed, no .venv): run graph-agents-cli install, or choose "
+            "a provider agentjudge calls (openai-compatible, openai, anthropic, gemini, azure)"
+        )
+    job = _Job(judge, judge_items, custom_items, root, command, own_judge, provider, _env(judge))
+    settings = JudgeSettings(options.concurrency, options.call_timeout, ca_bundle=options.ca_bundle)
+    cache = bool(judge_items) and options.cache and not is_fake(judge.provider)
+    session = JudgeSession(settings, cache, options.cache_path, note)
+    with session:  # the verdict store is open this long
+        results, stats, used = session.run(job.run_within(options, session, advance))
+    if used is None:
+        return Judged(results, judge, stats)
+    # the fake judge has its own warning (and `fake_model`); others may carry a notice
+    notice = None if is_fake(used.name) else used.notice
+    return Judged(results, JudgeIdentity(used.name, used.model), stats, notice)
+
+
+def _env(judge: JudgeIdentity) -> dict[str, str]:
+    """What graph-agents-cli's runner gives custom metrics and the project's judge."""
+    return {
+        name: value
+        for name, value in (
+            ("JUDGE_MODEL_PROVIDER", judge.provider),
+            ("JUDGE_MODEL_NAME", judge.model),
+        )
+        if value
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """The items of one phase and who answers them: our judge (`provider`), or the
+    project's own judge in its environment (`own_judge`)."""
+
+    judge: JudgeIdentity
+    judge_items: list[tuple[str, JudgeRequest]]
+    custom_items: list[dict[str, Any]]
+    root: Path
+    command: list[str] | None  # how the project's own Python runs; None without one
+    own_judge: bool
+    provider: Provider | None  # None when the project judges, or nothing is judged
+    judge_env: dict[str, str]
+
+    async def run_within(
+        self, options: JudgingOptions, session: JudgeSession, advance: Callable[[], None] | None
+    ) -> tuple[dict[str, MetricResult], ClientStats | None, Provider | None]:
+        """`run`, bounded as graph-agents-cli's --judge-timeout bounds its judge runner."""
+        try:
+            async with asyncio.timeout(options.timeout):
+                return await self.run(options.concurrency, session, advance)
+        except TimeoutError:
+            raise UsageError(
+                f"judging did not finish within --judge-timeout {options.timeout:g} s: "
+                "the judge may be unreachable or slow; raise --judge-timeout, or check the "
+                "judge (--judge-call-timeout bounds each call)"
+            ) from None
+
+    async def run(
+        self, concurrency: int, session: JudgeSession, advance: Callable[[], None] | None
+    ) -> tuple[dict[str, MetricResult], ClientStats | None, Provider | None]:
+        """The results, the judge's counters and the provider that judged (both None when
+        no judge was called), with the project's process running while they need it."""
+        from agentjudge.judge.providers.project import ProjectJudge
+        from agentjudge.projectenv.process import ProjectProcess, project_environ
+
+        root, env = self.root, self.judge_env
+        async with contextlib.AsyncExitStack() as stack:
+            process = None
+            if self.command is not None and (self.own_judge or self.custom_items):
+                process = await stack.enter_async_context(
+                    ProjectProcess.running(self.command, root, project_environ(env), concurrency)
+                )
+            provider = self.provider
+            if self.own_judge:
+                assert process is not None
+                provider = ProjectJudge(
+                    process, str(self.judge.provider), self.judge.model, root, agent_package(root)
+                )
+            if provider is None:
+                return await run_custom(self.custom_items, root, process, env), None, None
+            client = session.client(provider)
+            # an embedded judge's server, or the project's judge model, lives this long
+            async with session.serving(client):
+                stored = all(client.stored(r) for _, r in self.judge_items)
+                if provider.preflight and not stored:
+                    await _preflight(client)
+                custom = asyncio.ensure_future(run_custom(self.custom_items, root, process, env))
+                judged = await run_judges(client, self.judge_items, advance)
+                return {**judged, **await custom}, client.stats, provider
+
+
+async def _preflight(client: JudgeClient) -> None:
+    """The judge answers before any case is judged, or the run stops (exit 3, nothing
+    written) with the judge server's own explanation."""
+    try:
+        await client.preflight()
+    except JudgeError as exc:
+        provider = client.provider
+        said = f"{exc.kind}: {exc.detail}" if exc.detail else exc.kind
+        raise UsageError(
+            f"the judge {provider.name}/{provider.model} at {provider.safe_endpoint} cannot be "
+            f"used ({said}); check its URL, key and model"
+        ) from None

@@ -1,0 +1,171 @@
+"""`analyze`: group the reasons of every case that did not pass into ranked clusters.
+
+Grouping is deterministic and matches graph-agents-cli 0.3.1's `eval analyze`: the same
+results file always gives the same clusters, in the same order, in the same JSON shape.
+(`judge_summary` stays null: agentjudge does not ask a judge to summarise.)
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agentjudge.cases.loading import ARTIFACTS_DIR, timestamped
+from agentjudge.cases.outcome.status import PASSED, STATUS_RANK
+
+PATTERN_LIMIT = 120
+MAX_EXAMPLES = 3
+# The console lists this many case ids per cluster, then "...".
+SHOWN_CASE_IDS = 5
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_SPACES = re.compile(r"\s+")
+
+
+def normalise_reason(reason: str) -> tuple[str, str]:
+    """`(kind, pattern)` of one reason line.
+
+    The kind is the lowercased text before the first colon (`other` without one); judge and
+    custom-metric errors become `error/judge` and `error/custom`, keeping the metric name
+    out of the pattern. The pattern masks quoted text as `<x>` and numbers as `#` so that
+    reasons differing only in those land in one cluster.
+    """
+    head, colon, rest = reason.partition(":")
+    kind = (head.strip().lower() or "other") if colon else "other"
+    if not colon:
+        rest = reason
+    if kind == "error":
+        source, inner_colon, detail = rest.strip().partition(":")
+        source = source.lower()
+        if inner_colon and source.startswith("judge "):
+            kind, rest = "error/judge", detail
+        elif inner_colon and source.startswith("custom metric "):
+            kind, rest = "error/custom", detail
+    pattern = _NUMBER.sub("#", _QUOTED.sub("<x>", rest.strip().lower()))
+    pattern = _SPACES.sub(" ", pattern).strip()
+    if len(pattern) > PATTERN_LIMIT:
+        pattern = pattern[: PATTERN_LIMIT - 3] + "..."
+    return kind, pattern
+
+
+def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Clusters keyed by (status, kind, pattern), largest first, each with its `rank`.
+
+    `count` counts reasons, not cases; a case that did not pass and gave no reason
+    contributes `<status>: no reason recorded`.
+    """
+    clusters: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for case in results.get("cases", []):
+        status = case.get("status")
+        if status == PASSED:
+            continue
+        for reason in case.get("reasons") or [f"{status}: no reason recorded"]:
+            kind, pattern = normalise_reason(str(reason))
+            cluster = clusters.setdefault(
+                (str(status), kind, pattern),
+                {
+                    "status": status,
+                    "kind": kind,
+                    "pattern": pattern,
+                    "count": 0,
+                    "case_ids": [],
+                    "examples": [],
+                },
+            )
+            cluster["count"] += 1
+            if case["id"] not in cluster["case_ids"]:
+                cluster["case_ids"].append(case["id"])
+            if len(cluster["examples"]) < MAX_EXAMPLES:
+                cluster["examples"].append(str(reason))
+    # Python's sort is stable: exact ties keep the order the files listed them in.
+    ordered = sorted(
+        clusters.values(),
+        key=lambda c: (-c["count"], -_rank(c["status"]), c["kind"], c["pattern"]),
+    )
+    for rank, cluster in enumerate(ordered, start=1):
+        cluster["rank"] = rank
+    return ordered
+
+
+def _rank(status: Any) -> int:
+    # Unknown statuses sort as if they had passed, as in graph-agents-cli's analyze.
+    return STATUS_RANK.get(status, 0) if isinstance(status, str) else 0
+
+
+def analyze_results(results: dict[str, Any], results_file: str, now: datetime) -> dict[str, Any]:
+    """The analysis document (graph-agents-cli's keys, in its order), without a judge summary.
+
+    `now` stamps `generated_at` in UTC; a naive `now` is taken as local time.
+    """
+    clusters = cluster_reasons(results)
+    flagged = {case_id for cluster in clusters for case_id in cluster["case_ids"]}
+    return {
+        "results_file": results_file,
+        "dataset_hash": results.get("dataset_hash"),
+        "generated_at": now.astimezone(UTC).isoformat(timespec="seconds"),
+        "total_cases": len(results["cases"]),
+        "flagged_cases": len(flagged),
+        "summary": results.get("summary"),
+        "clusters": clusters,
+        "judge_summary": None,
+    }
+
+
+def analysis_path(root: Path, now: datetime) -> Path:
+    """`<root>/artifacts/analysis_<YYYYmmdd_HHMMSS>.json` in local time, never an existing
+    file's name. Nothing is created."""
+    return timestamped(root / ARTIFACTS_DIR, "analysis", now)
+
+
+def render_analysis(
+    analysis: dict[str, Any], console: Console, top_k: int | None, saved_to: Path
+) -> None:
+    """Print the cluster table (the `top_k` largest, or all) and where the analysis was
+    saved. The file always holds every cluster."""
+    clusters = analysis["clusters"]
+    if not clusters:
+        console.print(
+            Text.assemble(
+                ("No failures to analyze", "green"),
+                f" in {analysis['results_file']} ({analysis['total_cases']} case(s) passed).",
+            ),
+            soft_wrap=True,
+        )
+    else:
+        shown = clusters[:top_k] if top_k else clusters
+        console.print(_cluster_table(analysis, shown), soft_wrap=True)
+    console.print(Text.assemble("Analysis saved to ", (str(saved_to), "green")), soft_wrap=True)
+
+
+def _cluster_table(analysis: dict[str, Any], shown: list[dict[str, Any]]) -> Table:
+    table = Table(
+        title=f"Failure clusters ({analysis['flagged_cases']} of {analysis['total_cases']} cases)",
+        show_header=True,
+        header_style="bold",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("Status")
+    table.add_column("Check / metric")
+    table.add_column("Pattern")
+    table.add_column("Cases", justify="right")
+    table.add_column("Case ids")
+    for cluster in shown:
+        ids = cluster["case_ids"]
+        listed = ", ".join(ids[:SHOWN_CASE_IDS]) + (", ..." if len(ids) > SHOWN_CASE_IDS else "")
+        table.add_row(
+            str(cluster["rank"]),
+            Text(str(cluster["status"])),
+            Text(cluster["kind"]),
+            Text(cluster["pattern"]),
+            str(cluster["count"]),
+            Text(listed),
+        )
+    return table

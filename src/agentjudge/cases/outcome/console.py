@@ -1,0 +1,89 @@
+"""The console summary of a graded run: status counts, quality metrics, the cases needing
+attention and the verdict.
+
+The table of cases needing attention is capped (`MAX_CASE_ROWS`): a run of 100,000
+cases must not spend its time printing; the results file holds every case.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentjudge.cases.outcome.gate import STATUSES
+from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
+from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
+
+MAX_CASE_ROWS = 20
+_STYLE = {PASSED: "green", QUALITY: "yellow", FAILED: "red", ERROR: "red", MISSING: "magenta"}
+_VERDICT = {
+    0: "[green]gate met[/green]",
+    1: "[red]gate failed[/red]",
+    2: "[magenta]incomplete[/magenta]",
+}
+
+
+def print_summary(document: dict[str, Any], console: Console) -> None:
+    """Status counts, quality metrics, the first cases needing attention, the verdict."""
+    summary = document["summary"]
+    table = Table(title="agentjudge grade", show_header=True, header_style="bold")
+    table.add_column("Status")
+    table.add_column("Cases", justify="right")
+    for status in STATUSES:
+        style = _STYLE[status] if summary[status] else "dim"
+        table.add_row(f"[{style}]{status}[/{style}]", str(summary[status]))
+    table.add_row("[bold]planned[/bold]", str(document["planned"]))
+    console.print(table)
+    if document["quality"]:
+        console.print(_quality_table(document["quality"]))
+    flagged = [c for c in document["cases"] if c["status"] != PASSED]
+    if flagged:
+        cases = Table(title="Cases needing attention", show_header=True, header_style="bold")
+        cases.add_column("Case")
+        cases.add_column("Status")
+        cases.add_column("Reasons")
+        for case in flagged[:MAX_CASE_ROWS]:
+            reasons = case["reasons"][:3] + (["..."] if len(case["reasons"]) > 3 else [])
+            style = _STYLE[case["status"]]
+            cases.add_row(
+                escape(case["id"]),
+                f"[{style}]{case['status']}[/{style}]",
+                escape("\n".join(reasons)),
+            )
+        console.print(cases)
+        if len(flagged) > MAX_CASE_ROWS:
+            console.print(f"... and {len(flagged) - MAX_CASE_ROWS} more in the results file")
+    for text in document["warnings"]:
+        console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}")
+    code = summary["exit_code"]
+    caveat = ""
+    if code == 0 and document["fake_model"]:
+        caveat = " [yellow](fake model: plumbing check only, not a quality signal)[/yellow]"
+    console.print(f"result: {_VERDICT.get(code, str(code))} (exit code {code}){caveat}")
+
+
+def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title="Quality metrics", show_header=True, header_style="bold")
+    for name, justify in (("Metric", "left"), ("Pass rate", "right"), ("Passed/scored", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("Min", justify="right")
+    table.add_column("Met")
+    for name, entry in quality.items():
+        rate, met = entry["pass_rate"], entry["met"]
+        if met is None:
+            met_text = (
+                "n/a (no case ran it)" if entry["status"] == "not_run" else "n/a (incomplete)"
+            )
+        else:
+            met_text = "[green]yes[/green]" if met else "[red]no[/red]"
+        table.add_row(
+            escape(name),
+            "n/a" if rate is None else f"{rate:.0%}",
+            f"{entry['passed']}/{entry['scored']}",
+            f"{entry['min_pass_rate']:.0%}",
+            met_text,
+        )
+    return table

@@ -1,0 +1,230 @@
+"""The gate: each case's status and reasons, the quality rates, and the exit code.
+
+Statuses, worst first: missing > error > failed > quality_below_threshold > passed.
+Exit: any error or missing → 2; else any failed case or a quality metric not met → 1; else 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentjudge.cases.checking import run_checks
+from agentjudge.cases.judging import MetricResult
+from agentjudge.cases.loading import Case, EvalConfig
+from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
+from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
+from agentjudge.errors import UsageError, clip
+
+STATUSES = (PASSED, FAILED, QUALITY, ERROR, MISSING)
+
+MetricKind = Literal["judge", "custom"]
+
+
+@dataclass(slots=True)
+class CaseGrade:
+    """One case's grade, built in stages; `status` and `reasons` follow from the lists."""
+
+    id: str
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    judge_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    quality_misses: list[str] = field(default_factory=list)
+    judge_notes: list[str] = field(default_factory=list)
+    lacking: list[str] = field(default_factory=list)  # what its judges need and it has not
+    truncated_results: int = 0
+    unrecorded_turns: int = 0
+    final_turn_only: bool = False
+
+    @property
+    def status(self) -> str:
+        if self.missing:
+            return MISSING
+        if self.errors:
+            return ERROR
+        if self.failures:
+            return FAILED
+        if self.quality_misses:
+            return QUALITY
+        return PASSED
+
+    @property
+    def reasons(self) -> list[str]:
+        return [*self.missing, *self.errors, *self.failures, *self.quality_misses]
+
+    @property
+    def judgeable(self) -> bool:
+        """Judges and custom metrics run only while nothing mandatory has gone wrong."""
+        return not (self.missing or self.errors or self.failures)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The case as graph-agents-cli writes it (`judge_notes` only when there are some)."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "status": self.status,
+            "reasons": self.reasons,
+            "checks": self.checks,
+            "judge_scores": self.judge_scores,
+        }
+        if self.judge_notes:
+            data["judge_notes"] = list(self.judge_notes)
+        return data
+
+
+def grade_checks(case: Case, trace: dict[str, Any] | None) -> CaseGrade:
+    """Case accounting, then the deterministic checks the case declares."""
+    grade = CaseGrade(case.id)
+    if trace is None:
+        grade.missing.append("missing: no trace for case")
+        return grade
+    status = trace.get("status")
+    if status == "missing":
+        grade.missing.append(f"missing: {trace.get('error') or 'trace has no response'}")
+        return grade
+    if status == "error":
+        grade.errors.append(f"error: {trace.get('error') or 'generation failed'}")
+        return grade
+    if trace.get("response") is None:
+        grade.missing.append("missing: trace has no response")
+        return grade
+    for name, result in run_checks(case.expect, trace).items():
+        grade.checks[name] = {"passed": result.passed, "reason": result.reason}
+        if not result.passed:
+            grade.failures.append(f"{name}: {result.reason}")
+    turns = trace.get("turns")
+    grade.final_turn_only = (
+        case.expect.get("scope") == "all_turns"
+        and case.user_turns() > 1
+        and not (isinstance(turns, list) and turns)
+    )
+    return grade
+
+
+def case_metrics(config: EvalConfig, case: Case) -> dict[str, dict[str, Any]]:
+    """The metrics a case runs: its own `judge` keys, then every custom metric."""
+    metrics = {name: dict(spec) for name, spec in case.judge.items()}
+    for name in config.custom_metrics:
+        metrics.setdefault(name, {})
+    return metrics
+
+
+def check_case_metrics(config: EvalConfig, case: Case) -> None:
+    """An unknown metric or one with no threshold is a usage error, found before judging."""
+    known = config.metric_names()
+    for name, spec in case_metrics(config, case).items():
+        if name not in known:
+            raise UsageError(
+                f"case {clip(repr(case.id))}: judge.{name}: unknown metric (known: "
+                f"{', '.join(sorted(known))}); define it under judges: in eval_config.yaml"
+            )
+        config.threshold(name, spec)
+
+
+def open_scores(config: EvalConfig, case: Case, grade: CaseGrade) -> list[tuple[str, MetricKind]]:
+    """Enter an empty score for each metric of a judgeable case; return what to run."""
+    planned: list[tuple[str, MetricKind]] = []
+    for name, spec in case_metrics(config, case).items():
+        kind: MetricKind = "custom" if name in config.custom_metrics else "judge"
+        grade.judge_scores[name] = {
+            "score": None,
+            "threshold": config.threshold(name, spec),
+            "passed": None,
+            "quality": name in config.quality_metrics,
+            "reasoning": "",
+            "error": None,
+            "kind": kind,
+        }
+        planned.append((name, kind))
+    return planned
+
+
+def apply_result(grade: CaseGrade, metric: str, result: MetricResult | None) -> None:
+    """Fold one metric's result into the grade: an error, a failure, a quality miss."""
+    entry = grade.judge_scores[metric]
+    label = "custom metric" if entry["kind"] == "custom" else "judge"
+    if result is None:
+        entry["error"] = "no result from judge runner"
+        grade.errors.append(f"error: {label} {metric}: no result from judge runner")
+        return
+    if result.error is not None:
+        entry["error"] = result.error
+        grade.errors.append(f"error: {label} {metric}: {result.error}")
+        return
+    score = result.score
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        entry["error"] = f"{label} returned no numeric score ({clip(repr(score))})"
+        grade.errors.append(f"error: {label} {metric}: no numeric score")
+        return
+    entry["score"] = float(score)
+    entry["reasoning"] = result.reasoning
+    passed = float(score) >= entry["threshold"]
+    entry["passed"] = passed
+    if passed:
+        return
+    text = f"{metric}: score {_number(score)} below threshold {_number(entry['threshold'])}"
+    if entry["quality"]:
+        grade.quality_misses.append(f"{text} (quality)")
+    else:
+        grade.failures.append(text)
+
+
+def summarize(grades: list[CaseGrade]) -> dict[str, int]:
+    """How many cases ended in each status."""
+    summary = dict.fromkeys(STATUSES, 0)
+    for grade in grades:
+        summary[grade.status] += 1
+    return summary
+
+
+def quality(config: EvalConfig, grades: list[CaseGrade]) -> dict[str, dict[str, Any]]:
+    """Per quality metric: the pass rate over the cases it scored, and whether it is met.
+
+    A run with an error or missing case (or no case) is `incomplete` and a metric no case
+    scored is `not_run`: neither has a rate, and neither can fail the gate on its own.
+    """
+    complete = bool(grades) and all(g.status not in (ERROR, MISSING) for g in grades)
+    report: dict[str, dict[str, Any]] = {}
+    for name, metric in config.quality_metrics.items():
+        scored = below = 0
+        for grade in grades:
+            entry = grade.judge_scores.get(name)
+            if entry is None or not entry["quality"] or entry["passed"] is None:
+                continue
+            scored += 1
+            below += entry["passed"] is False
+        result: dict[str, Any] = {
+            "pass_rate": None,
+            "min_pass_rate": metric.min_pass_rate,
+            "met": None,
+            "below_threshold": below,
+            "scored": scored,
+            "passed": scored - below,
+        }
+        if not complete:
+            result["status"] = "incomplete"
+        elif not scored:
+            result["status"] = "not_run"
+        else:
+            rate = (scored - below) / scored
+            result["pass_rate"] = round(rate, 4)
+            result["met"] = rate >= metric.min_pass_rate
+            result["status"] = "met" if result["met"] else "not_met"
+        report[name] = result
+    return report
+
+
+def exit_code(summary: dict[str, int], quality_report: dict[str, dict[str, Any]]) -> int:
+    """2 for an incomplete run, 1 for a failed gate, 0 when it is met."""
+    if summary[ERROR] or summary[MISSING]:
+        return 2
+    if summary[FAILED] or any(q["met"] is False for q in quality_report.values()):
+        return 1
+    return 0
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
