@@ -47,7 +47,7 @@ from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats
+    from agentjudge.judge.stats import ClientStats
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
-from agentjudge.judge.stats import ClientStats as ClientStats  # cases/ imports it here
+from agentjudge.judge.stats import ClientStats
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.store_commits import StoreCommits
 from agentjudge.judge.telemetry import JudgeMetrics

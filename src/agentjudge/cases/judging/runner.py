@@ -30,9 +30,10 @@ from agentjudge.errors import JudgeError, UsageError
 from agentjudge.judge.request import JudgeRequest
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import ClientStats, JudgeClient
+    from agentjudge.judge.client import JudgeClient
     from agentjudge.judge.providers.base import Provider
     from agentjudge.judge.session import JudgeSession
+    from agentjudge.judge.stats import ClientStats
 
 
 @dataclass(frozen=True, slots=True)
