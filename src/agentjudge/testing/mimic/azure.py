@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from agentjudge.testing.mimic.base import Refusal, Route
-from agentjudge.testing.mimic.openai import NOT_PERMITTED, OpenAI
+from agentjudge.testing.mimic.openai import OpenAI
+from agentjudge.testing.mimic.strict_schema import NOT_PERMITTED
 from agentjudge.testing.scripted import Answer, Prompt
 
 DEPLOYMENT = re.compile(r"^/openai/deployments/([^/]+)/chat/completions$")

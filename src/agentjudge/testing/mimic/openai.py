@@ -20,6 +20,7 @@ from agentjudge.testing.mimic.base import (
     text_of,
     unexpected,
 )
+from agentjudge.testing.mimic.strict_schema import NOT_PERMITTED, strict_schema_problem
 from agentjudge.testing.scripted import Answer, Prompt
 
 KNOWN = frozenset(
@@ -64,18 +65,6 @@ EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 REASONING_TOKENS = {"none": 0, "minimal": 8, "low": 32, "medium": 64, "high": 128, "xhigh": 256}
 FORMAT_TYPES = ("json_object", "json_schema", "text")
 SCHEMA_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
-# Structured Outputs' strict mode rejects schemas using these keywords
-NOT_PERMITTED = (
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentRequired",
-    "dependentSchemas",
-    "oneOf",
-    "patternProperties",
-)
 NO_KEY = (
     "You didn't provide an API key. You need to provide your API key in an Authorization "
     "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
@@ -102,55 +91,6 @@ def mask(key: str) -> str:
     if len(key) <= 8:
         return "*" * len(key)
     return key[:3] + "*" * (len(key) - 7) + key[-4:]
-
-
-def strict_schema_problem(schema: dict[str, Any], not_permitted: tuple[str, ...]) -> str | None:
-    """What Structured Outputs' strict mode refuses in `schema`, or None."""
-    if schema.get("type") != "object":
-        return (
-            "schema must be a JSON Schema of 'type: \"object\"', "
-            f"got 'type: \"{schema.get('type')}\"'."
-        )
-    return _subschema_problem(schema, (), not_permitted)
-
-
-def _subschema_problem(
-    node: Any, context: tuple[str, ...], not_permitted: tuple[str, ...]
-) -> str | None:
-    if not isinstance(node, dict):
-        return None
-    where = f"In context={context!r}"
-    for keyword in not_permitted:
-        if keyword in node:
-            return f"{where}, '{keyword}' is not permitted."
-    kind = node.get("type")
-    properties = node.get("properties")
-    if kind == "object" or (isinstance(kind, list) and "object" in kind) or properties:
-        if node.get("additionalProperties") is not False:
-            return f"{where}, 'additionalProperties' is required to be supplied and to be false."
-        required = node.get("required")
-        properties = properties if isinstance(properties, dict) else {}
-        for name in properties:
-            if not isinstance(required, list) or name not in required:
-                return (
-                    f"{where}, 'required' is required to be supplied and to be an array "
-                    f"including every key in properties. Missing '{name}'."
-                )
-    children: list[tuple[tuple[str, ...], Any]] = []
-    if isinstance(properties, dict):
-        children += [(("properties", n), s) for n, s in properties.items()]
-    if "items" in node:
-        children.append((("items",), node["items"]))
-    if isinstance(node.get("anyOf"), list):
-        children += [(("anyOf", str(i)), s) for i, s in enumerate(node["anyOf"])]
-    for defs in ("$defs", "definitions"):
-        if isinstance(node.get(defs), dict):
-            children += [((defs, n), s) for n, s in node[defs].items()]
-    for step, child in children:
-        problem = _subschema_problem(child, context + step, not_permitted)
-        if problem is not None:
-            return problem
-    return None
 
 
 class OpenAI(Dialect):
