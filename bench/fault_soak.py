@@ -51,8 +51,8 @@ def collection(folder: Path, seed: int, trajectories: int, steps: int) -> Path:
     return folder
 
 
-def score(runs: Path, url: str, out: Path, cache: Path) -> dict[str, Any]:
-    env = {**os.environ, "AGENTJUDGE_CACHE_DIR": str(cache)}
+def score(runs: Path, url: str, out: Path, cache_dir: Path) -> dict[str, Any]:
+    env = {**os.environ, "AGENTJUDGE_CACHE_DIR": str(cache_dir)}
     command = [
         sys.executable, "-m", "agentjudge", "score", str(runs), "--judge-url", url,
         "--judge-model", "judge", "--quiet", "-o", str(out),

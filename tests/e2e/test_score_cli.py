@@ -577,7 +577,7 @@ def test_damaged_store_records_are_judged_again(tmp_path: Path, server: JudgeSer
     assert third.returncode == 0
 
 
-def test_a_cache_that_is_not_a_store_is_refused_untouched(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_verdict_store_is_refused_untouched(tmp_path: Path) -> None:
     write(tmp_path / "a.json", doc(2))
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes, not a verdict store\n")

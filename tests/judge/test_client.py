@@ -177,7 +177,7 @@ def test_request_key_depends_on_everything_that_decides_the_answer() -> None:
 
 
 def test_the_counters_as_results_files_write_them() -> None:
-    stats = ClientStats(calls=4, successes=3, errors=1, cache_hits=2, latency_seconds=0.01)
+    stats = ClientStats(calls=4, successes=3, errors=1, store_hits=2, latency_seconds=0.01)
     counters = stats.as_dict()
     assert list(counters) == [
         "calls",

@@ -26,7 +26,7 @@ def test_the_client_takes_no_more_than_the_provider_can() -> None:
         provider.max_concurrency = 2  # as the embedded judge's server: one queue
         provider.min_timeout = 45.0  # as a judge on this machine's CPU
         settings = JudgeSettings(concurrency=16, timeout=5.0, max_attempts=2)
-        with JudgeSession(settings, cache=False) as session:
+        with JudgeSession(settings, use_store=False) as session:
             client = session.client(provider)
 
             async def job() -> list[JudgeOutcome]:
@@ -43,7 +43,7 @@ def test_the_client_takes_no_more_than_the_provider_can() -> None:
 def test_what_the_provider_allows_leaves_the_settings_as_they_are() -> None:
     provider = OpenAICompatible("http://127.0.0.1:9/v1", "judge")
     settings = JudgeSettings(concurrency=3, timeout=5.0, metric_labels={"job": "x"})
-    with JudgeSession(settings, cache=False) as session:
+    with JudgeSession(settings, use_store=False) as session:
         client = session.client(provider)
     defaults = JudgeClient(provider)
     assert (client.concurrency, client.timeout, client.metric_labels) == (3, 5.0, {"job": "x"})
@@ -71,7 +71,7 @@ def judge_one_then_break(session: JudgeSession, url: str) -> None:
 
 def test_a_failed_job_closes_the_store_and_keeps_its_verdicts(tmp_path: Path) -> None:
     path = tmp_path / "v.sqlite"
-    session = JudgeSession(JudgeSettings(4, 5.0), cache=True, cache_path=path)
+    session = JudgeSession(JudgeSettings(4, 5.0), use_store=True, store_path=path)
     with JudgeServer() as server, pytest.raises(RuntimeError, match="the job broke"):
         judge_one_then_break(session, server.base_url)
     assert session.store is not None

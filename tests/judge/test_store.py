@@ -44,10 +44,10 @@ def test_rerun_with_the_same_inputs_makes_no_judge_call(tmp_path: Path) -> None:
         assert client.stats.calls == 20
         second, client = run_items(server.base_url, store, 20)
         assert client.stats.calls == 0
-        assert client.stats.cache_hits == 20
+        assert client.stats.store_hits == 20
         assert len(server.log) == 20
     assert [o.verdict for o in first] == [o.verdict for o in second]
-    assert all(o.cached for o in second)
+    assert all(o.from_store for o in second)
 
 
 def test_errors_are_not_stored(tmp_path: Path) -> None:

@@ -64,8 +64,8 @@ class GradeOptions:
     judge_call_timeout: float = DEFAULT_JUDGE_CALL_TIMEOUT  # one attempt of one call
     judge_ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
     concurrency: int = 16
-    cache: bool = True
-    cache_path: str | None = None
+    use_store: bool = True  # --no-cache turns it off
+    store_path: str | None = None  # else the default path
     root: Path | None = None  # the project folder; found from the working directory if None
 
 
@@ -288,6 +288,6 @@ def _judging(options: GradeOptions) -> JudgingOptions:
         options.judge_call_timeout,
         options.judge_ca_bundle,
         options.concurrency,
-        options.cache,
-        options.cache_path,
+        options.use_store,
+        options.store_path,
     )

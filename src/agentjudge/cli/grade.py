@@ -84,7 +84,7 @@ def grade_command(
         judge_call_timeout=judge_call_timeout,
         judge_ca_bundle=judge_ca_bundle,
         concurrency=concurrency,
-        cache=not no_cache,
+        use_store=not no_cache,
     )
     bar = Progress(
         TextColumn("judging"),
@@ -119,7 +119,7 @@ def _report(
         write_junit(junit, run.document)
     if html is not None:
         write_html_report(run.document, html, run.output, "--html")
-    if not quiet and run.stats is not None and run.stats.cache_hits:
+    if not quiet and run.stats is not None and run.stats.store_hits:
         from agentjudge.judge.store import store_line
 
         err.print(store_line(run.stats, None), highlight=False)

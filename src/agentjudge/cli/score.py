@@ -270,7 +270,7 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
             markup=False,
             highlight=False,
         )
-    if not quiet and stats.cache_hits:
+    if not quiet and stats.store_hits:
         console.print(store_line(stats, config.cache_path), highlight=False)
     error = document["error"]
     if error and error.get("message"):

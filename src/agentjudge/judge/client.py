@@ -55,7 +55,7 @@ class JudgeOutcome:
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
-    cached: bool = False
+    from_store: bool = False  # answered by the verdict store, not by the judge
     protocol: bool = False  # the error was an unusable answer (not a failed call)
     message: str | None = None  # the server's own explanation of a refused call (redacted)
 
@@ -137,10 +137,10 @@ class JudgeClient:
             unreadable = self.store.unreadable
             stored = self.store.get(key)
             if stored is not None and request.accepts(stored[0]):
-                self.stats.cache_hits += 1
+                self.stats.store_hits += 1
                 self.stats.verdicts += 1
                 verdict, tokens_in, tokens_out = stored
-                return JudgeOutcome(verdict, None, tokens_in, tokens_out, cached=True)
+                return JudgeOutcome(verdict, None, tokens_in, tokens_out, from_store=True)
             if stored is not None or self.store.unreadable != unreadable:
                 self._store_rejected(self.store)
         pending = self._in_flight.get(key)

@@ -1,4 +1,4 @@
-"""What is sent to a judge, built apart from sending it (so it can be keyed, cached, printed)."""
+"""What is sent to a judge, built apart from sending it (so it can be keyed, stored, printed)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ its provider, holds the provider serving, runs the job's event loop, and closes 
 `agentjudge score` (and the eval-hub adapter through it) and `agentjudge grade` both judge
 through a session:
 
-    with JudgeSession(settings, cache, cache_path, on_note) as session:
+    with JudgeSession(settings, use_store, store_path, on_note) as session:
         client = session.client(provider)          # before the loop, or inside it
         async def job():
             async with session.serving(client):
@@ -46,27 +46,27 @@ class JudgeSettings:
 
 
 class JudgeSession:
-    """A job's judge from start to end (a context manager): the verdict store, when `cache`,
-    is opened on entry (at `cache_path`, else the default path; a damaged one set aside is
-    said to `on_note`) and closed on the way out, also on an error, so a killed or failed job
-    keeps every verdict it got."""
+    """A job's judge from start to end (a context manager): the verdict store, when
+    `use_store`, is opened on entry (at `store_path`, else the default path; a damaged one
+    set aside is said to `on_note`) and closed on the way out, also on an error, so a killed
+    or failed job keeps every verdict it got."""
 
     def __init__(
         self,
         settings: JudgeSettings,
-        cache: bool,
-        cache_path: str | Path | None = None,
+        use_store: bool,
+        store_path: str | Path | None = None,
         on_note: Callable[[str], None] | None = None,
     ) -> None:
         self.settings = settings
-        self.cache = cache
-        self.cache_path = cache_path
+        self.use_store = use_store
+        self.store_path = store_path
         self.on_note = on_note
         self.store: VerdictStore | None = None
 
     def __enter__(self) -> JudgeSession:
-        if self.cache:
-            self.store = VerdictStore(self.cache_path or default_store_path())
+        if self.use_store:
+            self.store = VerdictStore(self.store_path or default_store_path())
             damage = self.store.damage_line()
             if damage is not None and self.on_note is not None:
                 self.on_note(damage)

@@ -14,7 +14,7 @@ class ClientStats:
     errors: int = 0
     protocol_errors: int = 0
     retries: int = 0
-    cache_hits: int = 0
+    store_hits: int = 0  # verdicts the store answered (written as `cache_hits`)
     verdicts: int = 0  # answers with a verdict, from the judge or from the store
     store_rejected: int = 0  # stored verdicts unusable (unreadable, out of range): judged again
     input_tokens: int = 0
@@ -24,14 +24,15 @@ class ClientStats:
     def as_dict(self) -> dict[str, int | float | None]:
         """The counters as results files write them, in the order `agentjudge.score/v1`'s
         `judge` has them (`agentjudge grade`'s `judge_usage` picks some): latency as the
-        mean per call in milliseconds, None before any call."""
+        mean per call in milliseconds, None before any call; `store_hits` keeps the name
+        results files have always given it, `cache_hits`."""
         return {
             "calls": self.calls,
             "successes": self.successes,
             "errors": self.errors,
             "protocol_errors": self.protocol_errors,
             "retries": self.retries,
-            "cache_hits": self.cache_hits,
+            "cache_hits": self.store_hits,
             "store_rejected": self.store_rejected,
             "verdicts": self.verdicts,
             "input_tokens": self.input_tokens,

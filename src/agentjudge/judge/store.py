@@ -54,7 +54,7 @@ def store_line(stats: ClientStats, path: str | Path | None) -> str:
     """What the console says when verdicts came from the store (never silently)."""
     where = Path(path) if path else default_store_path()
     return (
-        f"{stats.cache_hits:,} of {stats.verdicts:,} verdicts from the verdict store ({where}); "
+        f"{stats.store_hits:,} of {stats.verdicts:,} verdicts from the verdict store ({where}); "
         "--no-cache to judge again"
     )
 
@@ -119,7 +119,8 @@ class VerdictStore:
         except sqlite3.DatabaseError as exc:
             if not _damaged(exc):
                 raise _cannot(self.path, exc) from None
-            # A cache, not a record: one damaged (say by a power loss) is set aside, not fatal.
+            # Every verdict in it can be judged again (a store, not a record): one damaged (say
+            # by a power loss) is set aside, not fatal.
             self.set_aside = self.path.with_name(f"{self.path.name}.damaged-{os.getpid()}")
             self.path.replace(self.set_aside)
             try:

@@ -57,6 +57,7 @@ class ScoreConfig(BaseModel):
     # roots at or above it (complete, not failed) are eligible as training data
     training_threshold: Unit | None = None
     output: str = "agentjudge-results.json"
+    # the verdict store (`--no-cache`, `--cache`): keys users write, kept as they were named
     cache: bool = True
     cache_path: str | None = None
     judge: JudgeKind = "openai-compatible"

@@ -44,8 +44,8 @@ class JudgingOptions:
     call_timeout: float  # one attempt of one call (--judge-call-timeout)
     ca_bundle: str | None  # CA certificates (PEM) of an HTTPS judge
     concurrency: int
-    cache: bool  # read and write the verdict store
-    cache_path: str | None
+    use_store: bool  # read and write the verdict store
+    store_path: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,8 @@ def run_metrics(
         )
     job = _Job(judge, judge_items, custom_items, root, command, own_judge, provider, _env(judge))
     settings = JudgeSettings(options.concurrency, options.call_timeout, ca_bundle=options.ca_bundle)
-    cache = bool(judge_items) and options.cache and not is_fake(judge.provider)
-    session = JudgeSession(settings, cache, options.cache_path, note)
+    use_store = bool(judge_items) and options.use_store and not is_fake(judge.provider)
+    session = JudgeSession(settings, use_store, options.store_path, note)
     with session:  # the verdict store is open this long
         results, stats, used = session.run(job.run_within(options, session, advance))
     if used is None:

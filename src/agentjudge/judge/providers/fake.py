@@ -1,7 +1,7 @@
 """The `fake` judge: deterministic answers, in process, for plumbing. Not a quality signal.
 
 It speaks the openai-compatible protocol through an in-process transport, so the client's
-one code path (retries, limits, accounting, cache) runs exactly as with a real server.
+one code path (retries, limits, accounting, verdict store) runs exactly as with a real server.
 """
 
 from __future__ import annotations
