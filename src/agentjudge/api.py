@@ -37,7 +37,7 @@ class ScoreRun:
     result: JobResult
     stats: ClientStats
     output: Path
-    notice: str | None
+    judge_note: str | None  # the judge's note on its own verdicts (see `Provider.note`)
     # with a training threshold: the eligible and ineligible manifests (written beside)
     manifests: dict[Selection, dict[str, Any]] = field(default_factory=dict)
 
@@ -62,7 +62,7 @@ def score_trajectories(
             check_writable(manifest_path(output, selection), "--output", "a training manifest")
     criteria = job_criteria(config)
     provider = job_provider(config, api_key)
-    notice = provider.notice
+    judge_note = provider.note
     settings = JudgeSettings(
         config.concurrency_limit,
         config.judge_timeout_seconds,
@@ -99,7 +99,7 @@ def score_trajectories(
         "notes": client.notes,
     }
     document = results_document(
-        result, config, criteria, judge_name, notice, client.stats, started, details
+        result, config, criteria, judge_name, judge_note, client.stats, started, details
     )
     manifests: dict[Selection, dict[str, Any]] = {}
     if config.training_threshold is not None:
@@ -107,7 +107,7 @@ def score_trajectories(
         for selection, manifest in manifests.items():
             write_atomic(manifest_path(output, selection), manifest, what="a training manifest")
     write_atomic(output, document)
-    return ScoreRun(document, result, client.stats, output, notice, manifests)
+    return ScoreRun(document, result, client.stats, output, judge_note, manifests)
 
 
 def job_criteria(config: ScoreConfig) -> Criteria:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from agentjudge.judge.providers.local import LOCAL_NOTICE, MODEL_NAME
+from agentjudge.judge.providers.local import LOCAL_NOTE, MODEL_NAME
 from tests.atif.docs import step, write
 
 if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TESTS") != "required":
@@ -102,8 +102,8 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     assert bad["score"] < good["score"], (good, bad)
     assert results["judge"]["protocol_errors"] == 0
     assert results["run_parameters"]["atif_judge"] == f"local/{MODEL_NAME}"
-    assert results["run_metadata"]["judge_notice"] == LOCAL_NOTICE
-    assert f"note: {LOCAL_NOTICE}" in run.stderr.replace("\n", " ")
+    assert results["run_metadata"]["judge_notice"] == LOCAL_NOTE
+    assert f"note: {LOCAL_NOTE}" in run.stderr.replace("\n", " ")
     # the same negotiation as for any server: llama-cpp-python refuses json_schema, and the
     # schema goes with json_object, which it turns into a grammar
     assert results["judge"]["requests"]["response_format"] == "json_object_schema"

@@ -20,7 +20,7 @@ import pytest
 
 from agentjudge.errors import UsageError
 from agentjudge.judge.model_cache import QWEN_CODER_1_5B
-from agentjudge.judge.providers import LOCAL_NOTICE, JudgeSpec, LocalJudge, build_provider, local
+from agentjudge.judge.providers import LOCAL_NOTE, JudgeSpec, LocalJudge, build_provider, local
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.taxonomy import CATEGORIES
 
@@ -130,10 +130,10 @@ def test_no_message_carries_a_control_token_to_the_server() -> None:
 
 def test_the_judge_announces_itself_as_weak_and_takes_one_call_at_a_time() -> None:
     judge = LocalJudge(Path("m.gguf"), threads=3)
-    assert judge.notice == LOCAL_NOTICE
-    assert "weak" in LOCAL_NOTICE
-    assert "offline" in LOCAL_NOTICE
-    assert "smoke tests" in LOCAL_NOTICE
+    assert judge.note == LOCAL_NOTE
+    assert "weak" in LOCAL_NOTE
+    assert "offline" in LOCAL_NOTE
+    assert "smoke tests" in LOCAL_NOTE
     assert judge.max_concurrency == 1
     assert judge.threads == 3
     assert LocalJudge(Path("m.gguf")).threads == local.machine_threads()

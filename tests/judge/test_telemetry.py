@@ -91,7 +91,7 @@ def test_no_exporter_unless_the_environment_asks(monkeypatch: pytest.MonkeyPatch
     assert said == []
 
 
-def test_an_exporter_that_cannot_be_made_is_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_exporter_that_cannot_be_made_is_one_note(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://user:pw@127.0.0.1:9")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
     said: list[str] = []
@@ -154,9 +154,9 @@ def test_a_timeout_setting_never_breaks_the_job(
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", value)
-    warnings: list[str] = []
+    notes: list[str] = []
     started = time.monotonic()
-    with exporting(warnings.append):
+    with exporting(notes.append):
         pass  # nothing measured: nothing to send, however long the timeout
     assert time.monotonic() - started < 5
-    assert bool(warnings) == said
+    assert bool(notes) == said

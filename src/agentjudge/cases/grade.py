@@ -90,7 +90,7 @@ USAGE = (
     "input_tokens",
     "output_tokens",
 )
-# Called with a note for the console (warnings that are not part of the results).
+# Called with a note for the console, printed as `warning:` (not one of the results' warnings).
 Note = Callable[[str], None]
 # Called with the number of judge/custom items once they are planned; returns the
 # callable advanced once per finished item.
@@ -267,7 +267,7 @@ def _document(inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str
         "summary": summary_doc,
         "quality": quality,
         "fake_model": fake_model,
-        "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.notice),
+        "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.judge_note),
         "cases": [g.as_dict() for g in grades],
         "judge_usage": _usage(judged.stats),
     }

@@ -222,8 +222,8 @@ def run_score(
 
     def progress(roots: list[Node], total: int, client: JudgeClient) -> Callable[[int], None]:
         # called once the configuration, the judge and the input are known to be usable
-        if client.provider.notice:
-            console.print(f"[yellow]note:[/yellow] {client.provider.notice}")
+        if client.provider.note:
+            console.print(f"[yellow]note:[/yellow] {client.provider.note}")
         task = bar.add_task("steps", total=total, calls=0, tokens=0)
         stats = client.stats
 

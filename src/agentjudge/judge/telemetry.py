@@ -4,8 +4,8 @@ No exporter is configured by default (the API's no-op meter). `exporting()` adds
 exporter for a job when the standard variables ask for one (`OTEL_EXPORTER_OTLP_ENDPOINT`
 or `..._METRICS_ENDPOINT`; `OTEL_EXPORTER_OTLP_PROTOCOL` `grpc` or `http/protobuf`, the
 default), and sends what the job measured when it ends. Telemetry never breaks a job: a
-missing exporter package or a collector that does not answer is one warning line, and the
-job goes on. Tests pass a meter whose provider has the SDK's in-memory reader.
+missing exporter package or a collector that does not answer is one note (a `warning:` line),
+and the job goes on. Tests pass a meter whose provider has the SDK's in-memory reader.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ METRIC_NAMES = (
 # would hold the end of every job whose collector is down).
 EXPORT_TIMEOUT = 5.0
 MAX_EXPORT_TIMEOUT = 30.0
-Warn = Callable[[str], None]
+Note = Callable[[str], None]
 
 
 class JudgeMetrics:
@@ -81,24 +81,25 @@ class JudgeMetrics:
         self._tokens.add(output_tokens, {**self.labels, "direction": "output"})
 
 
-def _warn_on_stderr(text: str) -> None:
+def _note_on_stderr(text: str) -> None:
+    """A note on stderr, prefixed `warning:` as telemetry's lines always were."""
     import sys
 
     print(f"warning: {text}", file=sys.stderr)
 
 
 @contextlib.contextmanager
-def exporting(warn: Warn = _warn_on_stderr) -> Iterator[Meter | None]:
+def exporting(note: Note = _note_on_stderr) -> Iterator[Meter | None]:
     """A meter whose metrics are exported over OTLP, if the environment asks for it (else
     None: the no-op meter); what it measured is sent when the block ends, within the
     export timeout. Each job has a provider of its own: nothing global is set."""
     otel = logging.getLogger("opentelemetry")
     saved = (otel.handlers[:], otel.propagate)
     # the SDK's retries and failures (and its complaints about settings): one line of ours
-    otel.handlers[:] = [_OneWarning(warn, redact_endpoint(_endpoint()))]
+    otel.handlers[:] = [_OneNote(note, redact_endpoint(_endpoint()))]
     otel.propagate = False
     try:
-        made = _provider(warn)
+        made = _provider(note)
         if made is None:
             yield None
             return
@@ -119,9 +120,9 @@ def _endpoint() -> str:
     )
 
 
-def _provider(warn: Warn) -> tuple[Any, float] | None:
+def _provider(note: Note) -> tuple[Any, float] | None:
     """A meter provider exporting over OTLP, and its export timeout in seconds; None when
-    the environment asks for none or it cannot be made (said in one warning)."""
+    the environment asks for none or it cannot be made (said in one note)."""
     endpoint = _endpoint()
     if not endpoint:
         return None
@@ -130,7 +131,7 @@ def _provider(warn: Warn) -> tuple[Any, float] | None:
         or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
         or "http/protobuf"
     ).lower()
-    timeout = _timeout(warn)
+    timeout = _timeout(note)
     try:
         if protocol == "grpc":
             from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
@@ -141,13 +142,13 @@ def _provider(warn: Warn) -> tuple[Any, float] | None:
                 OTLPMetricExporter,
             )
         else:
-            warn(
+            note(
                 f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol} is not one agentjudge exports with "
                 "(grpc, http/protobuf): no metrics are exported; the job goes on"
             )
             return None
     except ImportError:
-        warn(
+        note(
             f"OpenTelemetry metrics are asked for ({protocol} to {redact_endpoint(endpoint)}) "
             "but the OTLP "
             "exporter is not installed (pip install 'agentjudge[otlp]'): no metrics are "
@@ -163,10 +164,10 @@ def _provider(warn: Warn) -> tuple[Any, float] | None:
     return MeterProvider(metric_readers=[reader]), timeout
 
 
-def _timeout(warn: Warn) -> float:
+def _timeout(note: Note) -> float:
     """The export timeout in seconds, at most MAX_EXPORT_TIMEOUT. The specification gives
     OTEL_EXPORTER_OTLP_TIMEOUT in milliseconds and Python's exporter reads seconds: a value
-    over 120 is taken as milliseconds. One that is not a number is warned about."""
+    over 120 is taken as milliseconds. One that is not a number is said in a note."""
     name = (
         "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT"
         if os.environ.get("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT")
@@ -178,7 +179,7 @@ def _timeout(warn: Warn) -> float:
     try:
         value = float(raw)
     except ValueError:
-        warn(f"{name}={raw[:40]} is not a number: exporting with {EXPORT_TIMEOUT:g} s")
+        note(f"{name}={raw[:40]} is not a number: exporting with {EXPORT_TIMEOUT:g} s")
         return EXPORT_TIMEOUT
     if not value > 0:
         return EXPORT_TIMEOUT
@@ -186,12 +187,12 @@ def _timeout(warn: Warn) -> float:
     return min(seconds, MAX_EXPORT_TIMEOUT)
 
 
-class _OneWarning(logging.Handler):
+class _OneNote(logging.Handler):
     """The first failure the OpenTelemetry SDK logs, as one line; nothing after it."""
 
-    def __init__(self, warn: Warn, endpoint: str) -> None:
+    def __init__(self, note: Note, endpoint: str) -> None:
         super().__init__(logging.WARNING)
-        self._warn = warn
+        self._note = note
         self._endpoint = endpoint
         self._said = False
 
@@ -199,7 +200,7 @@ class _OneWarning(logging.Handler):
         if self._said:
             return
         self._said = True
-        self._warn(
+        self._note(
             f"OpenTelemetry metrics could not be exported to {self._endpoint} (the collector "
             "did not take them); the job goes on"
         )

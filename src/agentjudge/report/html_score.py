@@ -34,7 +34,7 @@ def score_view(document: dict[str, Any]) -> dict[str, Any]:
         "status": document.get("status"),
         "error": error.get("type") if isinstance(error, dict) else None,
         "error_message": error.get("message") if isinstance(error, dict) else None,
-        "notice": meta.get("judge_notice"),
+        "notice": meta.get("judge_notice"),  # the judge's note, as the page names it
         "subtitle": _subtitle(params, meta),
         "cards": _cards(metrics, meta, roots),
         "categories": _categories(trees),

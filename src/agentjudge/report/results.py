@@ -31,7 +31,7 @@ def results_document(
     config: ScoreConfig,
     criteria: Criteria,
     judge: str,
-    judge_notice: str | None,
+    judge_note: str | None,
     stats: ClientStats,
     started: datetime,
     judge_details: dict[str, Any] | None = None,
@@ -59,7 +59,7 @@ def results_document(
         "run_parameters": run_parameters(config, judge),
         "run_metadata": {
             "atif_complete": result.complete,
-            "judge_notice": judge_notice,
+            "judge_notice": judge_note,
             "tool": "agentjudge",
             "tool_version": __version__,
             "started_at": started.isoformat(),

@@ -99,7 +99,7 @@ def _validator(schema: Any) -> Validator:
     if validator is None:
         with warnings.catch_warnings():
             # An unknown `$schema` falls back to the latest draft, as graph-agents-cli does;
-            # jsonschema's notice about it would only be noise on the console.
+            # jsonschema's DeprecationWarning would only be noise on the console.
             warnings.simplefilter("ignore", DeprecationWarning)
             validator_class = jsonschema.validators.validator_for(schema)
         validator = validator_class(schema)

@@ -55,7 +55,7 @@ class Judged:
     results: dict[str, MetricResult]
     judge: JudgeIdentity
     stats: ClientStats | None = None  # None when no judge was called
-    notice: str | None = None  # what the judge says of its own verdicts
+    judge_note: str | None = None  # what the judge says of its own verdicts
 
 
 def run_metrics(
@@ -93,9 +93,9 @@ def run_metrics(
         results, stats, used = session.run(job.run_within(options, session, advance))
     if used is None:
         return Judged(results, judge, stats)
-    # the fake judge has its own warning (and `fake_model`); others may carry a notice
-    notice = None if is_fake(used.name) else used.notice
-    return Judged(results, JudgeIdentity(used.name, used.model), stats, notice)
+    # the fake judge has its own run warning (and `fake_model`); others may carry a note
+    judge_note = None if is_fake(used.name) else used.note
+    return Judged(results, JudgeIdentity(used.name, used.model), stats, judge_note)
 
 
 def _env(judge: JudgeIdentity) -> dict[str, str]:

@@ -49,9 +49,9 @@ def warnings(
     grades: list[CaseGrade],
     fake: list[str],
     meta: dict[str, Any],
-    judge_notice: str | None = None,
+    judge_note: str | None = None,
 ) -> list[str]:
-    """The run's warnings, in a fixed order; `judge_notice` is what the judge itself says of
+    """The run's warnings, in a fixed order; `judge_note` is what the judge itself says of
     its verdicts (the embedded judge: weak, for offline use and smoke tests)."""
     out: list[str] = []
     if "agent" in fake:
@@ -60,8 +60,8 @@ def warnings(
         out.append(FAKE_URL_AGENT)
     if "judge" in fake:
         out.append(FAKE_JUDGE)
-    if judge_notice:
-        out.append(judge_notice)
+    if judge_note:
+        out.append(judge_note)
     cut = [g for g in grades if g.truncated_results]
     if cut:
         where = config.source.name if config.source else "eval_config.yaml"

@@ -16,9 +16,9 @@ from agentjudge.errors import UsageError, clip
 from agentjudge.judge.model_cache import ensure_model
 from agentjudge.judge.providers.anthropic import ANTHROPIC_URL, Anthropic
 from agentjudge.judge.providers.base import Answer, Provider, RetryDecision
-from agentjudge.judge.providers.fake import FAKE_NOTICE, FakeJudge
+from agentjudge.judge.providers.fake import FAKE_NOTE, FakeJudge
 from agentjudge.judge.providers.gemini import GEMINI_URL, Gemini
-from agentjudge.judge.providers.local import LOCAL_NOTICE, LocalJudge, require_extra
+from agentjudge.judge.providers.local import LOCAL_NOTE, LocalJudge, require_extra
 from agentjudge.judge.providers.openai import OPENAI_URL, AzureOpenAI, OpenAI
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 from agentjudge.judge.secrets import API_KEY_ENV, redact_url
@@ -207,8 +207,8 @@ def _first(environ: Mapping[str, str], names: tuple[str, ...]) -> str | None:
 
 
 __all__ = [
-    "FAKE_NOTICE",
-    "LOCAL_NOTICE",
+    "FAKE_NOTE",
+    "LOCAL_NOTE",
     "PROVIDERS",
     "Answer",
     "AzureOpenAI",

@@ -52,7 +52,8 @@ class Provider:
     # a small call before a job's first real one proves the judge usable; one that starts
     # its own server proves that as it starts, and a fake one needs no proof
     preflight: ClassVar[bool] = True
-    notice: str | None = None  # said on the console and in every result of this judge
+    # the judge's note on its own verdicts: said on the console and kept with every result
+    note: str | None = None
     max_concurrency: int | None = None  # calls the server can usefully take at once
     min_timeout: float | None = None  # seconds a call may need, whatever the job's timeout
 

@@ -15,7 +15,7 @@ import httpx
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
 from agentjudge.judge.taxonomy import CATEGORIES
 
-FAKE_NOTICE = "the fake judge gives deterministic scores from a hash: not a quality signal"
+FAKE_NOTE = "the fake judge gives deterministic scores from a hash: not a quality signal"
 
 
 FAKE_REASONING = "fake provider: deterministic score"
@@ -28,7 +28,7 @@ class FakeJudge(OpenAICompatible):
     name: str = "fake"
     quality_signal: ClassVar[bool] = False
     preflight: ClassVar[bool] = False
-    notice = FAKE_NOTICE
+    note = FAKE_NOTE
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_object_schema",)
 
     def __init__(

@@ -37,7 +37,7 @@ from agentjudge.judge.model_cache import INSTALL_HINT, QWEN_CODER_1_5B
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
 from agentjudge.judge.request import JudgeRequest, Message
 
-LOCAL_NOTICE = (
+LOCAL_NOTE = (
     "the embedded judge (Qwen2.5-Coder-1.5B on this CPU) is weak: meant for offline use and "
     "smoke tests, not for decisions; use --judge-url/--judge-model for a real judge"
 )
@@ -96,7 +96,7 @@ class LocalJudge(OpenAICompatible):
     """The embedded judge. Usable only inside `serving()`, which runs its server."""
 
     name: str = "local"
-    notice = LOCAL_NOTICE
+    note = LOCAL_NOTE
     preflight: ClassVar[bool] = False
     max_concurrency = 1  # the server answers one request at a time; more would only queue
     # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once
