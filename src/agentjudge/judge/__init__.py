@@ -6,8 +6,9 @@ such as `agentjudge grade` with deterministic checks only, start without it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentjudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from agentjudge.judge.client import JudgeClient, JudgeOutcome
@@ -23,18 +24,14 @@ __all__ = [
     "Verdict",
     "parse_verdict",
 ]
-_HOMES = {
-    "ClientStats": "stats",
-    "JudgeClient": "client",
-    "JudgeOutcome": "client",
-    "JudgeRequest": "request",
-    "Verdict": "verdict",
-    "parse_verdict": "verdict",
-}
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'agentjudge.judge' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"agentjudge.judge.{home}"), name)
+if not TYPE_CHECKING:  # mypy reads the imports above, so an unknown name stays an error
+    __getattr__ = lazy_exports(
+        __name__,
+        {
+            "client": ("JudgeClient", "JudgeOutcome"),
+            "request": ("JudgeRequest",),
+            "stats": ("ClientStats",),
+            "verdict": ("Verdict", "parse_verdict"),
+        },
+    )

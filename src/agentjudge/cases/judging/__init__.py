@@ -8,8 +8,9 @@ the gate (`cases.outcome`) folds into the grades.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentjudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from agentjudge.cases.judging.custom_metrics import run_custom
@@ -68,12 +69,6 @@ _HOMES = {
     "runner": ("Judged", "JudgingOptions", "run_metrics"),
     "transcript": ("RenderedCase", "fill_prompt", "judge_notes", "lacking", "render_case"),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so an unknown name stays an error
-
-    def __getattr__(name: str) -> Any:
-        module = _HOME.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    __getattr__ = lazy_exports(__name__, _HOMES)

@@ -13,8 +13,9 @@ pay for YAML, datasets or ATIF models.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentjudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from agentjudge.cases.loading.approval_match import call_matches, describe_gate, describe_match
@@ -132,12 +133,6 @@ _HOMES = {
     "traces": ("TraceSet", "load_traces", "trace_files"),
     "trajectories": ("trace_from_atif",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so an unknown name stays an error
-
-    def __getattr__(name: str) -> Any:
-        module = _HOME.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    __getattr__ = lazy_exports(__name__, _HOMES)

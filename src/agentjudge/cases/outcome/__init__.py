@@ -7,8 +7,9 @@ exit code (`status` names the statuses); `run_warnings` says what a met gate may
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentjudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from agentjudge.cases.outcome.analyze import analysis_path, analyze_results, render_analysis
@@ -56,12 +57,6 @@ _HOMES = {
     "junit": ("junit_xml", "write_junit"),
     "status": ("STATUS_RANK",),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if not TYPE_CHECKING:  # mypy reads the imports above, so an unknown name stays an error
-
-    def __getattr__(name: str) -> Any:
-        module = _HOME.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    __getattr__ = lazy_exports(__name__, _HOMES)
