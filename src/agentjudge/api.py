@@ -22,7 +22,7 @@ from agentjudge.report.results import results_document
 from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
-from agentjudge.scoring.estimate import PlanFigures, estimate_plan
+from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan
 from agentjudge.scoring.job import JobResult, ScoringJob, load_roots
 
 # (roots, steps to judge, the job) -> a callback taking the steps judged so far
@@ -82,7 +82,8 @@ def score_trajectories(
             client = session.client(provider, meter)
             job = ScoringJob(config, criteria, client)
             if config.max_input_tokens is not None or config.max_judge_requests is not None:
-                check_budgets(config, estimate_plan(roots, config, criteria, client.stored))
+                figures = estimate_plan(roots, config, criteria, client.stored, *counter(provider))
+                check_budgets(config, figures)
             if progress is not None:
                 job.on_step = progress(roots, job.steps_to_judge(roots), client)
 
@@ -150,10 +151,16 @@ def plan_trajectories(config: ScoreConfig, api_key: str | None = None) -> PlanFi
         def stored(request: JudgeRequest) -> bool:
             return store is not None and store.has(request.key(provider.identity))
 
-        return estimate_plan(roots, config, criteria, stored)
+        return estimate_plan(roots, config, criteria, stored, *counter(provider))
     finally:
         if store is not None:
             store.close()
+
+
+def counter(provider: Provider) -> tuple[TokenCounter, str] | tuple[()]:
+    """`estimate_plan`'s token counter and its name: the judge's own tokenizer when its
+    provider knows it, else none (the plan's estimate)."""
+    return provider.token_counter() or ()
 
 
 def check_budgets(config: ScoreConfig, figures: PlanFigures) -> None:

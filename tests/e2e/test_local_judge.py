@@ -111,6 +111,17 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     assert "json_schema refused" in results["judge"]["notes"][0]
     assert results["judge"]["endpoint"].startswith("http://127.0.0.1:")
     assert servers() <= before  # no server left behind
+    # the dry run counts with the model's own tokenizer: exactly the server's usage
+    dry = subprocess.run(
+        command(tmp_path / "run.json", "--dry-run", "--json", *flags),
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stderr == ""  # llama.cpp's warning on loading a vocabulary stays unprinted
+    plan = json.loads(dry.stdout)
+    assert plan["tokenizer"] == f"{MODEL_NAME}'s tokenizer"
+    assert plan["step_calls"] == results["judge"]["successes"] == 2  # calls: + a refused one
+    assert plan["step_input_tokens"] == results["judge"]["input_tokens"]
 
 
 def test_ctrl_c_stops_the_server_and_leaves_nothing_behind(tmp_path: Path) -> None:

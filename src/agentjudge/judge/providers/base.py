@@ -9,7 +9,7 @@ builds later requests and says so once; the client then sends the same call agai
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -76,6 +76,11 @@ class Provider:
         (another provider, model or server) never answers from the store. The endpoint's
         query (an API version, which a run may adapt) is left out."""
         return f"{self.name}|{self.model}|{self.safe_endpoint.split('?', 1)[0]}"
+
+    def token_counter(self) -> tuple[Callable[[JudgeRequest], int], str] | None:
+        """The judge's own count of a request's input tokens, and a name for it, when this
+        provider knows its model's tokenizer; None when it does not (plans estimate)."""
+        return None
 
     def build(self, request: JudgeRequest) -> httpx.Request:
         raise NotImplementedError

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import re
 import signal
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from importlib.util import find_spec
 from pathlib import Path
@@ -127,6 +128,24 @@ class LocalJudge(OpenAICompatible):
         """The request with no control token in any message (see `inert_tokens`)."""
         messages = tuple(Message(m.role, inert_tokens(m.content)) for m in request.messages)
         return super().build(replace(request, messages=messages))
+
+    def token_counter(self) -> tuple[Callable[[JudgeRequest], int], str]:
+        """Qwen2.5's own tokenizer (the model file's vocabulary, loaded without its weights)
+        over each request as the server renders it: the chat template around the messages
+        that `build` sends. The server's `usage.prompt_tokens` is the same count."""
+        llama_cpp = importlib.import_module("llama_cpp")  # the local extra; checked at build
+        with _stderr_silenced():
+            vocab = llama_cpp.Llama(model_path=str(self.model_path), vocab_only=True, verbose=False)
+
+        def count(request: JudgeRequest) -> int:
+            rendered = "".join(
+                f"<|im_start|>{m.role}\n{inert_tokens(m.content)}<|im_end|>\n"
+                for m in request.messages
+            )
+            prompt = f"{rendered}<|im_start|>assistant\n".encode()
+            return len(vocab.tokenize(prompt, add_bos=False, special=True))
+
+        return count, f"{MODEL_NAME}'s tokenizer"
 
     def schema_for(self, request: JudgeRequest, mode: ResponseMode) -> dict[str, Any]:
         """Scores in tenths and bounded reasoning, in every mode (see `answer_schema`)."""
@@ -243,6 +262,23 @@ class LlamaServer:
         self._log.seek(0)
         lines = [ln for ln in self._log.read().decode(errors="replace").splitlines() if ln]
         return f" ({lines[-1].strip()[:300]})" if lines else ""
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """Standard error's file descriptor points at /dev/null meanwhile. llama.cpp writes a
+    warning there from C, past its Python logger and `verbose=False`, whenever it loads a
+    vocabulary without weights ("n_ctx_seq > n_ctx_train (0)"): not the user's concern.
+    A failed load still raises."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
