@@ -60,7 +60,7 @@ def test_the_lines_of_a_dry_run(tmp_path: Path, server: JudgeServer) -> None:
     lines = done.stdout.splitlines()
     assert lines[0] == "dry run, no judge call: 1 trajectories, 2 nodes (2 to judge)"
     assert lines[1].startswith("judge calls: 5 step scores (0 already in the verdict store)")
-    assert "characters a token" in lines[2]
+    assert "fitted to a BPE tokenizer" in lines[2]
     assert lines[3].startswith("cost: ~$0.0")
     assert not (tmp_path / "agentjudge-results.json").exists()
     assert server.log == []

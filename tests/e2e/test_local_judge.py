@@ -161,3 +161,30 @@ def wait_for_server(cli: int, seconds: float = 120) -> int:
             return started.pop()
         time.sleep(0.2)
     raise AssertionError(f"no llama_cpp.server child of {cli} after {seconds} s")
+
+
+def test_the_estimate_is_within_ten_percent_of_the_models_tokenizer() -> None:
+    """Plans for judges whose tokenizer is unknown estimate (`scoring/estimate.py`); over
+    real trajectories, examples/ and the ATIF fixtures, the estimate stays within 10% of
+    what Qwen2.5's tokenizer counts for the same requests (step and categorization)."""
+    from agentjudge.atif import load_trees
+    from agentjudge.judge.model_cache import ensure_model
+    from agentjudge.judge.providers.local import LocalJudge
+    from agentjudge.scoring.config import ScoreConfig
+    from agentjudge.scoring.criteria import resolve_criteria
+    from agentjudge.scoring.estimate import estimate_plan
+    from tests.conftest import ATIF_FIXTURES, REPO
+
+    counter, _ = LocalJudge(ensure_model()).token_counter()
+    for folder in (REPO / "examples" / "trajectories", ATIF_FIXTURES):
+        files = sorted(folder.glob("*.json"))[:12]
+        config = ScoreConfig.model_validate(
+            {"trajectory_path": [str(f) for f in files], "judge": "fake"}
+        )
+        roots = list(load_trees(config.trajectory_path, config.limits()))
+        criteria = resolve_criteria("default")
+        estimated = estimate_plan(roots, config, criteria, lambda _: False)
+        counted = estimate_plan(roots, config, criteria, lambda _: False, counter)
+        for field in ("step_input_tokens", "categorization_input_tokens_at_most"):
+            ratio = getattr(estimated, field) / getattr(counted, field)
+            assert 0.9 <= ratio <= 1.1, (folder.name, field, ratio)
