@@ -113,7 +113,7 @@ def run_pairs(tmp: Path, only: set[str] | None) -> tuple[dict[str, Any], float, 
         "unscored": unscored,
         "wrong": wrong,
     }
-    return figures, rss, results["config"]["atif_prompt_version"]
+    return figures, rss, results["run_parameters"]["atif_prompt_version"]
 
 
 def main() -> None:
