@@ -72,19 +72,11 @@ def fixtures() -> list[Path]:
 
 
 def features(request: JudgeRequest) -> list[float]:
-    """The quantities the estimate weighs, in the order of `WEIGHTS`."""
-    total = [0.0] * 6
+    """The quantities the estimate weighs (`estimate.text_features`), summed over the
+    request's messages, and its number of messages: in the order of `WEIGHTS`."""
+    total = [0.0] * len(WEIGHTS)
     for message in request.messages:
-        text = message.content
-        long_words = estimate._LONG_WORD.findall(text)
-        values = (
-            len(estimate._WORD.findall(text)) - len(long_words),
-            sum(map(len, long_words)),
-            len(estimate._PUNCTUATION.findall(text)),
-            len(estimate._DIGIT.findall(text)),
-            len(estimate._NON_ASCII_LETTER.findall(text)),
-            1,
-        )
+        values = (*estimate.text_features(message.content), 1)
         total = [t + v for t, v in zip(total, values, strict=True)]
     return total
 

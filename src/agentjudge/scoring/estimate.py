@@ -40,6 +40,13 @@ PUNCTUATION_TOKENS_PER_CHAR = 0.47
 DIGIT_TOKENS = 1.47
 NON_ASCII_LETTER_TOKENS = 0.35
 MESSAGE_TOKENS = 20.0
+TEXT_WEIGHTS = (
+    SHORT_WORD_TOKENS,
+    LONG_WORD_TOKENS_PER_LETTER,
+    PUNCTUATION_TOKENS_PER_CHAR,
+    DIGIT_TOKENS,
+    NON_ASCII_LETTER_TOKENS,
+)
 ESTIMATE_NAME = "estimate: words, punctuation and digits (fitted to a BPE tokenizer)"
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -65,19 +72,21 @@ def _message_tokens(text: str) -> float:
 # of its block and in the categorizations. Each line is counted once while it recurs.
 @lru_cache(maxsize=8192)
 def _line_tokens(line: str) -> float:
-    return _text_tokens(line)
+    return sum(w * x for w, x in zip(TEXT_WEIGHTS, text_features(line), strict=True))
 
 
-def _text_tokens(text: str) -> float:
-    words = len(_WORD.findall(text))
+def text_features(text: str) -> tuple[int, int, int, int, int]:
+    """What the estimate weighs in `text`, in the order of `TEXT_WEIGHTS`: short words,
+    letters of long words, punctuation, digits, letters outside ASCII.
+    `bench/token_estimate.py --fit` fits the weights to a tokenizer from these."""
     long_words = _LONG_WORD.findall(text)
-    tokens = SHORT_WORD_TOKENS * (words - len(long_words))
-    tokens += LONG_WORD_TOKENS_PER_LETTER * sum(map(len, long_words))
-    tokens += PUNCTUATION_TOKENS_PER_CHAR * len(_PUNCTUATION.findall(text))
-    tokens += DIGIT_TOKENS * len(_DIGIT.findall(text))
-    if not text.isascii():
-        tokens += NON_ASCII_LETTER_TOKENS * len(_NON_ASCII_LETTER.findall(text))
-    return tokens
+    return (
+        len(_WORD.findall(text)) - len(long_words),
+        sum(map(len, long_words)),
+        len(_PUNCTUATION.findall(text)),
+        len(_DIGIT.findall(text)),
+        0 if text.isascii() else len(_NON_ASCII_LETTER.findall(text)),
+    )
 
 
 @dataclass

@@ -57,12 +57,12 @@ EVALUATOR_TEXT_FOUND = (
 )
 
 # What such text looks like in a quoted step, its escaped line breaks read as breaks:
-# a score of 1 / full marks near the word "score", orders to ignore instructions, the
+# a score of 1 near the word "score", full marks, orders to ignore instructions, the
 # judge or evaluator named, a JSON verdict, a role turn, a chat-template marker (`<` is
 # written `\u003c` in quoted data).
 _EVALUATOR_TEXT = re.compile(
     r"\bscore[sd]?\b[^.!?]{0,30}?"
-    r"(?:(?<![\d.])(?:1|10|100)(?:\.0+)?(?![\d%]|\.\d)|full marks|perfect)"
+    r"(?:(?<![\d.])(?:1|10|100)(?:\.0+)?(?![\d%]|\.\d)|perfect)"
     r"|\b(?:ignore|disregard|forget)\b[^.!?]{0,30}\binstructions\b"
     r"|\b(?:judge|evaluator|grader|evaluation team)\b"
     r"|\\\"(?:score|scores|verdict)\\\"\s*:"
