@@ -111,7 +111,7 @@ def test_a_file_that_is_not_who_and_when_is_one_line_per_problem(tmp_path: Path)
     ] == [
         f"{src / 'atif.json'}: $.question: must be a string",
         f"{src / 'atif.json'}: $.ground_truth: must be a string",
-        f"{src / 'atif.json'}: $.mistake_agent: must be a string",
+        f"{src / 'atif.json'}: $.mistake_agent: must be a string naming an agent",
         f"{src / 'atif.json'}: $.history: must be a non-empty list of messages",
         f"{src / 'bad.json'}: $.mistake_step: must be a string holding an index into history {bad}",
     ]

@@ -30,9 +30,11 @@ def check_run(data: Any, file: str) -> list[Problem]:
     if not isinstance(data, dict):
         return [_problem(file, "$", "must be a JSON object with `history` and the labels")]
     problems = []
-    for field in ("question", "ground_truth", "mistake_agent"):
+    for field in ("question", "ground_truth"):
         if not isinstance(data.get(field), str):
             problems.append(_problem(file, f"$.{field}", "must be a string"))
+    if not (isinstance(data.get("mistake_agent"), str) and data["mistake_agent"]):
+        problems.append(_problem(file, "$.mistake_agent", "must be a string naming an agent"))
     history = data.get("history")
     if not isinstance(history, list) or not history:
         return [*problems, _problem(file, "$.history", "must be a non-empty list of messages")]

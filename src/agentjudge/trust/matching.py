@@ -55,12 +55,11 @@ def _agreement(
     result = TrajectoryAgreement(name)
     nodes: list[dict[str, Any]] = tree["nodes"] if tree else []
     for label in labelled.steps:
-        node = _node(nodes, label.node, folder)
-        score = _score(node, label.step_id)
-        if score is None:
+        step = _step(_node(nodes, label.node, folder), label.step_id)
+        score = step.get("score") if step else None
+        if not isinstance(score, int | float) or step is None:
             result.unscored_steps += 1
             continue
-        step = _step(node, label.step_id) or {}
         if label.passed is not None:
             result.steps.append((label.passed, score >= threshold))
         if label.category is not None:
@@ -123,9 +122,3 @@ def _step(node: dict[str, Any] | None, step_id: int) -> dict[str, Any] | None:
         if step.get("step_id") == step_id:
             return dict(step)
     return None
-
-
-def _score(node: dict[str, Any] | None, step_id: int) -> float | None:
-    step = _step(node, step_id)
-    score = step.get("score") if step else None
-    return float(score) if isinstance(score, int | float) else None
