@@ -4,13 +4,16 @@ labels (docs/calibration.md)."""
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge.cli.options import (
     CachePath,
@@ -54,6 +57,8 @@ from agentjudge.files import check_writable, write_atomic
 from agentjudge.scoring.config import ScoreConfig, load_config
 
 if TYPE_CHECKING:
+    from agentjudge.atif import Node
+    from agentjudge.judge.client import JudgeClient
     from agentjudge.trust.labels import LabelSet
 
 # calibrate's own flags: the rest are score's configuration keys
@@ -141,12 +146,27 @@ def run_calibration(
     from agentjudge.trust.matching import agreements
 
     console = Console(stderr=True, soft_wrap=True)
+    bar = Progress(
+        TextColumn("scoring the labelled set"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("steps"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet or not sys.stderr.isatty(),
+        transient=True,
+    )
+
+    def progress(roots: list[Node], total: int, client: JudgeClient) -> Callable[[int], None]:
+        task = bar.add_task("steps", total=total)
+        return lambda steps: bar.update(task, advance=steps)
 
     def note(text: str) -> None:
         if not quiet:
             console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
-    run = score_trajectories(config, on_note=note)
+    with bar:
+        run = score_trajectories(config, progress=progress, on_note=note)
     scored = run.document
     if run.result.failed:
         error = scored["error"] or {}
