@@ -4,14 +4,16 @@ Converts the Who&When set (`agentjudge convert who-and-when`, or takes a convert
 with `--converted`), picks a subset (`--files N`: the N runs with fewest steps, ties by
 name; or `--names hand-crafted-1,algorithm-generated-57`), writes its labels beside the
 converted ones and runs `agentjudge calibrate` on them with the given judge (`--judge`,
-`--judge-url`, `--judge-model` as for `score`; no verdict store unless `--cache`).
+`--judge-url`, `--judge-model` as for `score`; no verdict store unless `--cache`;
+`--decisive-rule` picks how score finds where a failed run went wrong, to compare rules).
 
 Prints one JSON line {files, names, steps, labelled_steps, agent_accuracy,
-decisive_step_accuracy, step_accuracy, kappa, intervals, no_prediction, calls, seconds,
-judge, peak_rss_mb}. Expect low figures: the paper's best method (GPT-4o) reached 53.5%
-agent-level and 14.2% step-level accuracy. With the embedded judge (`--judge local`) each
-step is a call of a few seconds on 2 cores: `--files 3` (the shortest runs, 5 steps each)
-takes a few minutes.
+decisive_step_accuracy, step_accuracy, kappa, intervals, no_prediction, unscored_steps,
+calls, seconds, judge, decisive_rule, peak_rss_mb}. Expect low figures: the paper's best
+method (GPT-4o) reached 53.5% agent-level and 14.2% step-level accuracy. A run the judge
+could not score (`skip_failed_trajectory`) counts as no prediction, its steps in
+`unscored_steps`. With the embedded judge (`--judge local`) each step is a call of a few
+seconds on 2 cores: `--files 3` (the shortest runs, 5 steps each) takes a few minutes.
 
     python bench/calibration.py [--files 3 | --names a,b] --judge local
 """
@@ -65,6 +67,7 @@ def main() -> None:
     parser.add_argument("--judge-url")
     parser.add_argument("--judge-model")
     parser.add_argument("--cache", action="store_true", help="use the verdict store")
+    parser.add_argument("--decisive-rule", help="score's decisive_rule (a config key)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.converted or Path(scratch) / "who-and-when"
@@ -79,13 +82,17 @@ def main() -> None:
         steps = sum(len(json.loads((folder / key).read_text())["steps"]) for key in keys)
         command = [
             sys.executable, "-m", "agentjudge", "calibrate", str(chosen), "--json", "--quiet",
-            "--judge", args.judge,
+            "--judge", args.judge, "--partial-result-policy", "skip_failed_trajectory",
         ]  # fmt: skip
         for flag, value in (("--judge-url", args.judge_url), ("--judge-model", args.judge_model)):
             if value:
                 command += [flag, value]
         if not args.cache:
             command.append("--no-cache")
+        if args.decisive_rule:
+            config = Path(scratch) / "config.yaml"
+            config.write_text(f"decisive_rule: {args.decisive_rule}\n")
+            command += ["--config", str(config)]
         done = measure(command)
         if done.returncode != 0:
             sys.exit(f"calibrate failed ({done.returncode}): {done.tail()}")
@@ -101,9 +108,11 @@ def main() -> None:
                 **{name: figures[name]["value"] for name in FIGURES},
                 "intervals": {name: figures[name]["interval"] for name in FIGURES},
                 "no_prediction": figures["agent_accuracy"]["no_prediction"],
+                "unscored_steps": report["unscored_steps"],
                 "calls": report["judge_usage"]["calls"],
                 "seconds": round(done.seconds, 1),
                 "judge": report["judge"],
+                "decisive_rule": args.decisive_rule or "default",
                 "peak_rss_mb": done.peak_rss_mb,
             }
         )
