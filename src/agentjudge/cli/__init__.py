@@ -18,7 +18,9 @@ import typer
 
 from agentjudge import __version__
 from agentjudge.cli.analyze import analyze_command
+from agentjudge.cli.calibrate import calibrate_command
 from agentjudge.cli.compare import compare_command
+from agentjudge.cli.convert import convert_app
 from agentjudge.cli.evalhub import evalhub_command
 from agentjudge.cli.grade import grade_command
 from agentjudge.cli.judge_server import judge_server_command
@@ -84,7 +86,9 @@ app.command("judge-server")(judge_server_command)
 app.command("grade")(grade_command)
 app.command("compare")(compare_command)
 app.command("analyze")(analyze_command)
+app.command("calibrate")(calibrate_command)
 app.add_typer(metric_app, name="metric")
+app.add_typer(convert_app, name="convert")
 app.command("report")(report_command)
 
 

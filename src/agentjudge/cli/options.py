@@ -302,3 +302,21 @@ Results = Annotated[
     Path, typer.Argument(help="Results JSON of agentjudge score or agentjudge grade.")
 ]
 HtmlOutput = Annotated[Path, typer.Option("--output", "-o", help="HTML file to write.")]
+
+# --- calibrate (and the judge's flags of score)
+
+LabelsFile = Annotated[
+    Path, typer.Argument(help="Labels JSON; its trajectories are found relative to it.")
+]
+CalibrateJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+CalibrateOutput = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Also write the report (JSON) here.")
+]
+CalibrateScoreOutput = Annotated[
+    Path | None,
+    typer.Option("--score-output", help="Keep the score results here [not kept]."),
+]
+MinKappa = Annotated[
+    float | None,
+    typer.Option("--min-kappa", help="Exit 1 when the steps' Cohen's kappa is below it."),
+]

@@ -1,0 +1,204 @@
+"""`agentjudge calibrate`: score a labelled set and say how well the judge agrees with the
+labels (docs/calibration.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from agentjudge.cli.options import (
+    CachePath,
+    CalibrateJson,
+    CalibrateOutput,
+    CalibrateScoreOutput,
+    CompletionThreshold,
+    ConcurrencyLimit,
+    ConfigFile,
+    ContextSteps,
+    FailureThreshold,
+    Judge,
+    JudgeApiKeyFile,
+    JudgeApiVersion,
+    JudgeInitialBackoffSeconds,
+    JudgeMaxAttempts,
+    JudgeReasoningEffort,
+    JudgeRetryBudgetSeconds,
+    JudgeRetryRoundPauseSeconds,
+    JudgeTimeoutSeconds,
+    JudgeUrl,
+    LabelsFile,
+    MaxInputTokens,
+    MaxJudgeRequests,
+    MaxSubagentDepth,
+    MinKappa,
+    NoCache,
+    PartialResultPolicy,
+    ReferenceRegistry,
+    ReferenceRubric,
+    Rubric,
+    ScoredFrames,
+    ScoreJudgeCaBundle,
+    ScoreJudgeModel,
+    ScoreQuiet,
+    ScoringMode,
+)
+from agentjudge.cli.score import config_overrides
+from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK
+from agentjudge.files import check_writable, write_atomic
+from agentjudge.scoring.config import ScoreConfig, load_config
+
+if TYPE_CHECKING:
+    from agentjudge.atif import Node
+    from agentjudge.judge.client import JudgeClient
+    from agentjudge.trust.labels import LabelSet
+
+# calibrate's own flags: the rest are score's configuration keys
+_OWN = frozenset({"labels", "as_json", "output", "score_output", "min_kappa", "quiet"})
+
+
+def calibrate_command(
+    labels: LabelsFile,
+    config_file: ConfigFile = None,
+    as_json: CalibrateJson = False,
+    output: CalibrateOutput = None,
+    score_output: CalibrateScoreOutput = None,
+    min_kappa: MinKappa = None,
+    scoring_mode: ScoringMode = None,
+    rubric: Rubric = None,
+    reference_registry: ReferenceRegistry = None,
+    reference_rubric: ReferenceRubric = None,
+    scored_frames: ScoredFrames = None,
+    context_steps: ContextSteps = None,
+    failure_threshold: FailureThreshold = None,
+    completion_threshold: CompletionThreshold = None,
+    max_subagent_depth: MaxSubagentDepth = None,
+    partial_result_policy: PartialResultPolicy = None,
+    concurrency_limit: ConcurrencyLimit = None,
+    judge_timeout_seconds: JudgeTimeoutSeconds = None,
+    judge_max_attempts: JudgeMaxAttempts = None,
+    judge_retry_budget_seconds: JudgeRetryBudgetSeconds = None,
+    judge_retry_round_pause_seconds: JudgeRetryRoundPauseSeconds = None,
+    judge_initial_backoff_seconds: JudgeInitialBackoffSeconds = None,
+    max_judge_requests: MaxJudgeRequests = None,
+    max_input_tokens: MaxInputTokens = None,
+    no_cache: NoCache = False,
+    cache_path: CachePath = None,
+    judge: Judge = None,
+    judge_url: JudgeUrl = None,
+    judge_model: ScoreJudgeModel = None,
+    judge_api_key_file: JudgeApiKeyFile = None,
+    judge_api_version: JudgeApiVersion = None,
+    judge_ca_bundle: ScoreJudgeCaBundle = None,
+    judge_reasoning_effort: JudgeReasoningEffort = None,
+    quiet: ScoreQuiet = False,
+) -> int:
+    """Score the trajectories of a labels file (as `score` would, with its judge flags and
+    --config) and report the judge's agreement with the labels: step pass/fail accuracy and
+    Cohen's kappa, category precision/recall/F1, decisive-step and agent accuracy, each with
+    a 95% bootstrap interval over trajectories.
+
+    Exit 0: done; 1: kappa below --min-kappa (or undefined); 2: the scoring job failed;
+    3: usage or configuration error (a bad labels file, say).
+    """
+    # first, while the arguments are the only locals: most flags are configuration keys
+    flags = {k: v for k, v in locals().items() if k not in _OWN}
+    from agentjudge.trust.labels import load_labels, trajectory_file
+
+    label_set = load_labels(labels)
+    if output is not None:
+        check_writable(output, "--output", "the calibration report")
+    paths = [str(trajectory_file(labels, name)) for name in label_set.trajectories]
+    with tempfile.TemporaryDirectory(prefix="agentjudge-calibrate-") as scratch:
+        results = score_output or Path(scratch) / "score-results.json"
+        overrides = config_overrides({**flags, "paths": paths, "output": str(results)})
+        config = load_config(config_file, overrides)
+        document = run_calibration(config, label_set, labels, quiet)
+    if document is None:
+        return EXIT_JOB_FAILED
+    document["score_results"] = str(score_output) if score_output else None
+    if output is not None:
+        write_atomic(output, document, indent=2, what="the calibration report")
+    if as_json:
+        typer.echo(json.dumps(document))
+    else:
+        from agentjudge.report.calibration import calibration_table
+
+        calibration_table(document, Console(soft_wrap=True))
+    return _exit_code(document, min_kappa, quiet)
+
+
+def run_calibration(
+    config: ScoreConfig, labels: LabelSet, labels_path: Path, quiet: bool
+) -> dict[str, Any] | None:
+    """Score the labelled trajectories and measure the judge against the labels; None (the
+    error said on stderr) when the scoring job failed."""
+    from agentjudge.api import score_trajectories
+    from agentjudge.trust.calibration import calibration_document
+    from agentjudge.trust.matching import agreements
+
+    console = Console(stderr=True, soft_wrap=True)
+    bar = Progress(
+        TextColumn("scoring the labelled set"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("steps"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet or not sys.stderr.isatty(),
+        transient=True,
+    )
+
+    def progress(roots: list[Node], total: int, client: JudgeClient) -> Callable[[int], None]:
+        task = bar.add_task("steps", total=total)
+        return lambda steps: bar.update(task, advance=steps)
+
+    def note(text: str) -> None:
+        if not quiet:
+            console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
+
+    with bar:
+        run = score_trajectories(config, progress=progress, on_note=note)
+    scored = run.document
+    if run.result.failed:
+        error = scored["error"] or {}
+        console.print(
+            f"error: the scoring job failed: {error.get('type')}: {error.get('message')}",
+            markup=False,
+            highlight=False,
+        )
+        return None
+    items = agreements(labels, labels_path, scored, config.failure_threshold)
+    judge = scored["judge"]
+    return {
+        **calibration_document(items),
+        "labels": str(labels_path),
+        "judge": scored["run_parameters"]["atif_judge"],
+        "judge_notice": scored["run_metadata"]["judge_notice"],
+        "prompt_version": scored["run_parameters"]["atif_prompt_version"],
+        "failure_threshold": config.failure_threshold,
+        "judge_usage": {
+            k: judge.get(k) for k in ("calls", "cache_hits", "input_tokens", "output_tokens")
+        },
+    }
+
+
+def _exit_code(document: dict[str, Any], min_kappa: float | None, quiet: bool) -> int:
+    """1 when --min-kappa is given and kappa is below it or undefined; else 0."""
+    if min_kappa is None:
+        return EXIT_OK
+    kappa = document["figures"]["kappa"]["value"]
+    if kappa is not None and kappa >= min_kappa:
+        return EXIT_OK
+    if not quiet:
+        shown = "undefined" if kappa is None else f"{kappa:.4f}"
+        typer.echo(f"kappa {shown} is below --min-kappa {min_kappa:g}", err=True)
+    return EXIT_INVALID

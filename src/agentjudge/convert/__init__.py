@@ -1,0 +1,1 @@
+"""Converters of public datasets into ATIF trajectories and calibration labels."""

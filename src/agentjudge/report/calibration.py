@@ -1,0 +1,62 @@
+"""The console view of a calibration report (`agentjudge calibrate`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+# the figures in the order the table lists them, and the counts each is shown with
+_ROWS = {
+    "step_accuracy": ("agree", "steps"),
+    "kappa": (None, "steps"),
+    "category_macro_f1": (None, "steps"),
+    "decisive_step_accuracy": ("correct", "labelled"),
+    "agent_accuracy": ("correct", "labelled"),
+    "outcome_accuracy": ("correct", "labelled"),
+}
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def figure_row(name: str, figure: dict[str, Any]) -> tuple[str, str, str, str]:
+    """One figure as the table shows it: name, value, 95% interval, the counts behind it."""
+    hits, total = _ROWS[name]
+    interval = figure["interval"]
+    shown = "-" if interval is None else f"{_number(interval[0])} to {_number(interval[1])}"
+    counts = f"{figure[hits]} / {figure[total]}" if hits else f"n={figure[total]}"
+    if figure.get("no_prediction"):
+        counts += f" ({figure['no_prediction']} without a prediction)"
+    return name, _number(figure["value"]), shown, counts
+
+
+def calibration_table(document: dict[str, Any], console: Console) -> None:
+    """The figures, the per-category scores that were labelled or judged, and the judge."""
+    table = Table(title="agentjudge calibrate")
+    for column in ("figure", "value", "95% interval", "counts"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    for name in _ROWS:
+        table.add_row(*figure_row(name, document["figures"][name]))
+    for name, scores in document["categories"].items():
+        if scores["true_positives"] + scores["false_positives"] + scores["false_negatives"]:
+            table.add_row(
+                f"  {name} P / R / F1",
+                " / ".join(_number(scores[k]) for k in ("precision", "recall", "f1")),
+                "",
+                f"tp {scores['true_positives']} fp {scores['false_positives']} "
+                f"fn {scores['false_negatives']}",
+            )
+    console.print(table)
+    usage = document["judge_usage"]
+    console.print(
+        f"{document['trajectories']} labelled trajectories, {document['unscored_steps']} "
+        f"labelled steps without a score; judge {document['judge']}: {usage['calls']} calls "
+        f"({usage['cache_hits']} from the verdict store)",
+        markup=False,
+        highlight=False,
+    )
+    if document["judge_notice"]:
+        console.print(f"note: {document['judge_notice']}", markup=False, highlight=False)
