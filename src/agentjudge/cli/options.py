@@ -261,11 +261,12 @@ GradeHtml = Annotated[
 ]
 Concurrency = Annotated[int, typer.Option(min=1, help="Judge calls in flight at most.")]
 GradeSamples = Annotated[
-    int | None, typer.Option("--samples", help=f"{SAMPLES_HELP} [judge.samples, else 1].")
+    int | None,
+    typer.Option("--samples", help=f"{SAMPLES_HELP} (judge.samples in eval_config.yaml, else 1)."),
 ]
 GradeTemperature = Annotated[
     float | None,
-    typer.Option("--temperature", help=f"{TEMPERATURE_HELP} [judge.temperature, else 0]."),
+    typer.Option("--temperature", help=f"{TEMPERATURE_HELP} (judge.temperature, else 0)."),
 ]
 FailOnUnstable = Annotated[
     bool,
