@@ -18,12 +18,14 @@ from agentjudge.cases.judging import (
     JudgingOptions,
     RenderedCase,
     fill_prompt,
+    fold_samples,
     judge_notes,
     judge_request,
     lacking,
     render_case,
     resolve_identity,
     run_metrics,
+    sample_items,
 )
 from agentjudge.cases.loading import (
     DEFAULT_JUDGE_CALL_TIMEOUT,
@@ -43,8 +45,10 @@ from agentjudge.cases.loading import (
     trace_files,
 )
 from agentjudge.cases.outcome import gate, run_warnings
+from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.samples import temperature_note
 
 if TYPE_CHECKING:
     from agentjudge.judge.stats import ClientStats
@@ -66,6 +70,9 @@ class GradeOptions:
     concurrency: int = 16
     use_store: bool = True  # --no-cache turns it off
     store_path: str | None = None  # else the default path
+    samples: int | None = None  # judge answers per metric per case [judge.samples, else 1]
+    temperature: float | None = None  # the judge's [judge.temperature, else 0]
+    fail_on_unstable: bool = False  # an unstable case fails the gate (exit 1)
     root: Path | None = None  # the project folder; found from the working directory if None
 
 
@@ -133,6 +140,8 @@ class _Checked:
     judge_items: list[tuple[str, JudgeRequest]] = field(default_factory=list)
     custom_items: list[dict[str, Any]] = field(default_factory=list)
     targets: dict[str, tuple[gate.CaseGrade, str]] = field(default_factory=dict)
+    samples: int = 1  # judge items per judge metric (see judging/samples.py)
+    temperature: float = 0.0
 
     def plan_metrics(
         self, config: EvalConfig, case: Case, trace: dict[str, Any], grade_: gate.CaseGrade
@@ -156,15 +165,22 @@ class _Checked:
             spec = config.judges[metric]
             grade_.lacking += lacking(metric, rendered, trace)
             prompt = fill_prompt(spec, rendered)
-            self.judge_items.append((item_id, judge_request(prompt.text, spec.scale)))
+            request = judge_request(prompt.text, spec.scale, self.temperature)
+            self.judge_items += sample_items(item_id, request, self.samples)
 
 
 def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> GradeRun:
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     inputs = _load(options, note)
-    checked = _check(inputs, note)
+    checked = _Checked(
+        samples=_samples(options, inputs.config), temperature=_temperature(options, inputs.config)
+    )
+    _check(inputs, checked, note)
+    sampling = temperature_note(checked.samples, checked.temperature)
+    if sampling is not None and checked.judge_items:
+        note(sampling)
     judged = _judge(options, inputs, checked, progress, note)
-    document = _document(inputs, checked, judged, graded_at)
+    document = _document(inputs, checked, judged, graded_at, options.fail_on_unstable)
     write_atomic(inputs.output, document, indent=2)
     return GradeRun(document, inputs.output, document["summary"]["exit_code"], judged.stats)
 
@@ -186,10 +202,26 @@ def _load(options: GradeOptions, note: Note) -> _Inputs:
     return _Inputs(root, base, env, traces, config, planned, output)
 
 
-def _check(inputs: _Inputs, note: Note) -> _Checked:
+def _samples(options: GradeOptions, config: EvalConfig) -> int:
+    """`--samples`, else `judge.samples` in eval_config.yaml, else 1."""
+    samples = options.samples if options.samples is not None else config.judge_samples or 1
+    if samples < 1:
+        raise UsageError(f"--samples {samples}: must be a whole number >= 1 (1: one judge call)")
+    return samples
+
+
+def _temperature(options: GradeOptions, config: EvalConfig) -> float:
+    """`--temperature`, else `judge.temperature` in eval_config.yaml, else 0."""
+    if options.temperature is None:
+        return config.judge_temperature or 0.0
+    if not 0.0 <= options.temperature <= 2.0:
+        raise UsageError(f"--temperature {options.temperature:g}: must be between 0 and 2")
+    return options.temperature
+
+
+def _check(inputs: _Inputs, checked: _Checked, note: Note) -> None:
     """Each planned case against its trace: accounting, then its checks, then the metrics
     of a case still judgeable are queued. Traces no case asked for are named and left."""
-    checked = _Checked()
     traces = inputs.traces
     used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)
     for case in inputs.planned.cases:
@@ -204,7 +236,6 @@ def _check(inputs: _Inputs, note: Note) -> _Checked:
     extra = [cid for cid in traces.traces if cid not in used]
     if extra and inputs.planned.cases:
         note(f"{len(extra)} trace(s) not in the dataset are ignored: {run_warnings.some(extra)}")
-    return checked
 
 
 def _judge(
@@ -233,18 +264,25 @@ def _judge(
             note,
         )
     for item_id, (grade_, metric) in checked.targets.items():
-        gate.apply_result(grade_, metric, judged.results.get(item_id))
+        judge_metric = grade_.judge_scores[metric]["kind"] == "judge"
+        samples = checked.samples if judge_metric else 1
+        gate.apply_result(grade_, metric, fold_samples(judged.results, item_id, samples))
     return judged
 
 
-def _document(inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str) -> dict[str, Any]:
+def _document(
+    inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str, fail_on_unstable: bool
+) -> dict[str, Any]:
     """The results document: graph-agents-cli's keys in its order, then ours."""
     config, traces, planned, grades = inputs.config, inputs.traces, inputs.planned, checked.grades
     judge = judged.judge
     summary = gate.summarize(grades)
     quality = gate.quality(config, grades)
-    code = gate.exit_code(summary, quality)
+    unstable = sum(1 for g in grades if g.unstable)
+    code = gate.exit_code(summary, quality, unstable if fail_on_unstable else 0)
     summary_doc: dict[str, Any] = {**summary, "exit_code": code}
+    if checked.samples > 1:  # one-sample results read as graph-agents-cli's
+        summary_doc.update(unstable=unstable, samples=checked.samples)
     fake_model = run_warnings.fake_sides(traces.meta, judge.provider, bool(checked.judge_items))
     who = identity(inputs.root, inputs.env)
     meta = traces.meta
@@ -253,7 +291,7 @@ def _document(inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str
         "traces_dataset_hash": traces.dataset_hash,
         "graded_at": graded_at,
         "generated_at": meta.get("generated_at"),
-        "judge": {"provider": judge.provider, "model": judge.model},
+        "judge": {"provider": judge.provider, "model": judge.model, **_sampling(checked)},
         "capture": who.capture,
         "agent_version": meta.get("agent_version") or who.agent_version,
         # an agent reached by URL may run any model: never assume the project's
@@ -271,6 +309,13 @@ def _document(inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str
         "cases": [g.as_dict() for g in grades],
         "judge_usage": _usage(judged.stats),
     }
+
+
+def _sampling(checked: _Checked) -> dict[str, Any]:
+    """The judge's sampling settings, when they are not the defaults (one sample at 0)."""
+    if checked.samples == 1 and checked.temperature == 0:
+        return {}
+    return {"samples": checked.samples, "temperature": checked.temperature}
 
 
 def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:

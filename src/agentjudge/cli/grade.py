@@ -2,7 +2,8 @@
 
 It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
 (`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`),
-plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--quiet`).
+plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--samples`,
+`--temperature`, `--fail-on-unstable`, `--quiet`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from agentjudge.cli.options import (
     Concurrency,
     Dataset,
     EvalConfigFile,
+    FailOnUnstable,
     GradeHtml,
     GradeJudgeCaBundle,
     GradeJudgeModel,
     GradeOutput,
     GradeQuiet,
+    GradeSamples,
+    GradeTemperature,
     JudgeCallTimeout,
     JudgeProvider,
     JudgeTimeout,
@@ -58,11 +62,15 @@ def grade_command(
     html: GradeHtml = None,
     concurrency: Concurrency = 16,
     no_cache: NoCache = False,
+    samples: GradeSamples = None,
+    temperature: GradeTemperature = None,
+    fail_on_unstable: FailOnUnstable = False,
     quiet: GradeQuiet = False,
 ) -> int:
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
 
-    Exit codes: 0 gate met; 1 a case failed or a quality metric is under its min_pass_rate;
+    Exit codes: 0 gate met; 1 a case failed or a quality metric is under its min_pass_rate
+    (or, with --fail-on-unstable, a case's judge samples fall on both sides of a threshold);
     2 a case is error or missing (incomplete run); 3 configuration error (nothing written);
     4 internal error (a bug).
     """
@@ -85,6 +93,9 @@ def grade_command(
         judge_ca_bundle=judge_ca_bundle,
         concurrency=concurrency,
         use_store=not no_cache,
+        samples=samples,
+        temperature=temperature,
+        fail_on_unstable=fail_on_unstable,
     )
     bar = Progress(
         TextColumn("judging"),

@@ -24,6 +24,11 @@ NoCache = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
 ]
 
+# --- shared by score and grade: repeated judge samples (judge/samples.py)
+
+SAMPLES_HELP = "Judge answers per step / per judge metric; the score is their mean"
+TEMPERATURE_HELP = "Judge temperature (0 makes samples agree by construction)"
+
 # --- validate
 
 Paths = Annotated[list[Path], typer.Argument(help="ATIF files or folders (searched recursively).")]
@@ -78,6 +83,8 @@ SubagentAggregation = Annotated[
 FailureThreshold = Annotated[
     float | None, _opt("--failure-threshold", "Steps below it are categorized [0.5].")
 ]
+Samples = Annotated[int | None, _opt("--samples", f"{SAMPLES_HELP} [1].")]
+JudgeTemperature = Annotated[float | None, _opt("--temperature", f"{TEMPERATURE_HELP} [0].")]
 CompletionThreshold = Annotated[
     float | None, _opt("--completion-threshold", "Nodes at or above it pass [0.5].")
 ]
@@ -253,6 +260,21 @@ GradeHtml = Annotated[
     Path | None, typer.Option(help="Also write the HTML report of the results here.")
 ]
 Concurrency = Annotated[int, typer.Option(min=1, help="Judge calls in flight at most.")]
+GradeSamples = Annotated[
+    int | None,
+    typer.Option("--samples", help=f"{SAMPLES_HELP} (judge.samples in eval_config.yaml, else 1)."),
+]
+GradeTemperature = Annotated[
+    float | None,
+    typer.Option("--temperature", help=f"{TEMPERATURE_HELP} (judge.temperature, else 0)."),
+]
+FailOnUnstable = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-unstable",
+        help="Fail the gate (exit 1) when a case's samples fall on both sides of a threshold.",
+    ),
+]
 GradeQuiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result.")]
 
 # --- judge-server

@@ -33,6 +33,7 @@ from agentjudge.cli.options import (
     JudgeReasoningEffort,
     JudgeRetryBudgetSeconds,
     JudgeRetryRoundPauseSeconds,
+    JudgeTemperature,
     JudgeTimeoutSeconds,
     JudgeUrl,
     MaxInputTokens,
@@ -47,6 +48,7 @@ from agentjudge.cli.options import (
     ReferenceRegistry,
     ReferenceRubric,
     Rubric,
+    Samples,
     ScoredFrames,
     ScoreHtml,
     ScoreJudgeCaBundle,
@@ -110,6 +112,8 @@ def score_command(
     context_steps: ContextSteps = None,
     subagent_aggregation: SubagentAggregation = None,
     failure_threshold: FailureThreshold = None,
+    samples: Samples = None,
+    judge_temperature: JudgeTemperature = None,
     completion_threshold: CompletionThreshold = None,
     max_subagent_depth: MaxSubagentDepth = None,
     partial_result_policy: PartialResultPolicy = None,
@@ -205,6 +209,7 @@ def run_score(
     """
     # the scoring job and its reports load here, so the other commands start faster
     from agentjudge.api import score_trajectories
+    from agentjudge.judge.samples import temperature_note
     from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
@@ -239,6 +244,9 @@ def run_score(
 
     if html is not None:
         check_writable(html, "--html", "the HTML report")
+    sampling = temperature_note(config.samples, config.judge_temperature)
+    if sampling is not None:
+        note(sampling)
     with bar:
         run = score_trajectories(config, progress=progress, on_note=note)
     if html is not None:
@@ -255,12 +263,16 @@ def run_score(
 
 
 def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Console) -> None:
-    """After the summary: the training manifests, store hits, the job's error, the steps
-    without a verdict, and a judge that never answered."""
+    """After the summary: the unstable steps, the training manifests, store hits, the
+    job's error, the steps without a verdict, and a judge that never answered."""
     from agentjudge.judge.store import store_line
+    from agentjudge.report.results import unstable_line
     from agentjudge.report.training import manifest_path
 
     document, stats = run.document, run.stats
+    unstable = document["run_metadata"]["unstable_steps"]
+    if not quiet and unstable:
+        console.print(unstable_line(unstable, document["run_parameters"]), highlight=False)
     if not quiet and run.manifests:
         eligible, ineligible = run.manifests["eligible"], run.manifests["ineligible"]
         console.print(

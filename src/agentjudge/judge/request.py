@@ -41,6 +41,9 @@ class JudgeRequest:
     answer: AnswerKind = "score"
     criteria: tuple[str, ...] = ()
     scale: float | None = None  # for `scaled` answers: scores run from 1 to `scale`
+    # which of a step's (or case metric's) repeated samples this is (see judge/samples.py):
+    # keyed when > 0, so each sample has its own verdict, and never sent to the judge
+    sample: int = 0
 
     def parse(self, content: str) -> Verdict:
         """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
@@ -88,6 +91,8 @@ class JudgeRequest:
         parts = [judge, self.prompt_version, self.answer, schema]
         parts += [repr(self.temperature), repr(self.max_tokens), repr(self.scale)]
         parts += [*self.criteria, "|"]
+        if self.sample:  # absent for the first sample: its key is the one stores hold
+            parts += ["sample", repr(self.sample)]
         for message in self.messages:
             parts += [message.role, message.content]
         for part in parts:

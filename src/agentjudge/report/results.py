@@ -59,6 +59,7 @@ def results_document(
         "run_parameters": run_parameters(config, judge),
         "run_metadata": {
             "atif_complete": result.complete,
+            "unstable_steps": unstable_steps(result.trees),
             "judge_notice": judge_note,
             "tool": "agentjudge",
             "tool_version": __version__,
@@ -110,6 +111,8 @@ def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
         "max_subagent_depth": config.max_subagent_depth,
         "partial_result_policy": config.partial_result_policy,
         "context_steps": config.context_steps,
+        "samples": config.samples,
+        "judge_temperature": config.judge_temperature,
     }
 
 
@@ -124,6 +127,17 @@ def failure_categories(trees: list[TreeResult]) -> dict[str, int]:
                     category = step.category or UNCATEGORIZED
                     counts[category] = counts.get(category, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def unstable_steps(trees: list[TreeResult]) -> int:
+    """Steps whose samples fell on both sides of the failure threshold (0 with one sample)."""
+    return sum(
+        1
+        for tree in trees
+        for details in tree.steps.values()
+        for step in details
+        if step.sampled is not None and step.sampled.unstable
+    )
 
 
 def step_errors(trees: list[TreeResult]) -> dict[str, int]:
@@ -234,6 +248,8 @@ def _step(step: StepDetail) -> dict[str, Any]:
         "confidence": step.confidence,
         "categorization_status": step.categorization_status,
         "category_rationale": step.category_rationale,
+        # with samples > 1 only: a one-sample step reads as it always has
+        **(step.sampled.as_dict() if step.sampled is not None else {}),
     }
 
 
@@ -248,6 +264,14 @@ def summary_line(document: dict[str, Any], path: Path) -> str:
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
         f"{str(document['run_metadata']['atif_complete']).lower()}; results in {path}"
+    )
+
+
+def unstable_line(count: int, parameters: dict[str, Any]) -> str:
+    """The console's line on steps whose samples disagree across the failure threshold."""
+    return (
+        f"unstable steps: {count} (their {parameters['samples']} samples fall on both sides "
+        f"of failure_threshold {parameters['failure_threshold']:g}; see each step's samples)"
     )
 
 

@@ -37,6 +37,9 @@ class ScoreConfig(BaseModel):
     context_steps: Positive = 6
     subagent_aggregation: AggregationMode = "flat"
     failure_threshold: Unit = 0.5
+    # judge answers per scored step (and per categorization), combined (judge/samples.py)
+    samples: Positive = 1
+    judge_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
     completion_threshold: Unit = 0.5
     max_subagent_depth: Annotated[int, Field(ge=0)] = 3
     partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"

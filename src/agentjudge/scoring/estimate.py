@@ -3,7 +3,9 @@ store already holds, and what it would cost (`agentjudge score --dry-run`, and t
 checks made before the first call).
 
 Categorization calls depend on the scores (a step is categorized when it scores below
-`failure_threshold`), so they are counted as an upper bound: one per scored step. In `auto`
+`failure_threshold`), so they are counted as an upper bound: one per scored step. With
+`samples` K, every step and categorization call is counted K times (each sample is its own
+call and its own verdict-store key). In `auto`
 mode the criteria of each task are asked first, and the step prompts then carry them: the
 plan shows the steps with the rubric a failed derivation falls back to, so their tokens are
 close and their store hits a lower bound.
@@ -155,21 +157,22 @@ def estimate_plan(
                 continue
             if criteria.mode == "auto" and found.task not in tasks:
                 tasks.add(found.task)
-                derive = derive_request(found.task)
+                derive = derive_request(found.task, config.judge_temperature)
                 figures.derivations += 1
                 figures.derivation_input_tokens += tokens(derive)
                 max_tokens = max(max_tokens, derive.max_tokens)
             plan = plan_node(found, node.trajectory_id, rubric, criteria, config, system)
             for index, planned in enumerate(plan.steps):
-                count = tokens(planned.request)
-                figures.step_calls += 1
-                figures.step_input_tokens += count
-                if stored(planned.request):
-                    figures.step_calls_stored += 1
-                    figures.step_input_tokens_stored += count
+                count = tokens(planned.request)  # the samples differ only in their key
+                figures.step_calls += len(planned.samples)
+                figures.step_input_tokens += count * len(planned.samples)
+                for sample in planned.samples:
+                    if stored(sample):
+                        figures.step_calls_stored += 1
+                        figures.step_input_tokens_stored += count
                 category = plan.category_request(index, 0.0)
-                figures.categorizations_at_most += 1
-                figures.categorization_input_tokens_at_most += tokens(category)
+                figures.categorizations_at_most += plan.samples
+                figures.categorization_input_tokens_at_most += tokens(category) * plan.samples
                 max_tokens = max(max_tokens, planned.request.max_tokens, category.max_tokens)
     figures.output_tokens_per_call_at_most = max_tokens
     return figures

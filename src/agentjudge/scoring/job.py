@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from agentjudge.atif import Node, load_trees
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.samples import SampledScore, sampled_score
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import (
     CollectionMetrics,
@@ -27,6 +28,7 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.plan import NodePlan, derive_request, plan_node
 from agentjudge.scoring.prompts import system_prompt
+from agentjudge.scoring.sampled import chunks, majority_category, mean_scores, per_step
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
@@ -54,6 +56,7 @@ class StepDetail:
     confidence: float | None = None
     categorization_status: CategorizationStatus | None = None
     category_rationale: str = ""
+    sampled: SampledScore | None = None  # with samples > 1: every sample's score
 
 
 @dataclass
@@ -222,7 +225,7 @@ class ScoringJob:
         return await asyncio.shield(pending)
 
     async def _ask_rubric(self, task: str) -> Rubric:
-        outcome = await self.client.judge(derive_request(task))
+        outcome = await self.client.judge(derive_request(task, self.config.judge_temperature))
         rubric = derived_rubric(outcome.verdict.fields["criteria"]) if outcome.verdict else None
         if rubric is None:
             self.accounting.auto_fallbacks += 1
@@ -253,20 +256,29 @@ class ScoringJob:
         self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         several = len(rubric.criteria) > 1
-        outcomes = await self._judge_all([p.request for p in plan.steps], grant.settle)
+        k = self.config.samples
+        requests = [r for p in plan.steps for r in p.samples]
+        outcomes = await self._judge_all(requests, per_step(grant.settle, k))
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
-        for planned, outcome in zip(plan.steps, outcomes, strict=True):
+        for planned, sampled in zip(plan.steps, chunks(outcomes, k), strict=True):
             view = planned.view
-            self.accounting.step_input_tokens += outcome.input_tokens
-            if outcome.verdict is None:
-                failure = failure or outcome
-                details.append(self._detail(view, None, outcome))
+            self.accounting.step_input_tokens += sum(o.input_tokens for o in sampled)
+            answered = [o for o in sampled if o.verdict is not None]
+            if not answered:  # a step is lost only when none of its samples answered
+                failure = failure or sampled[0]
+                details.append(self._detail(view, None, sampled[0]))
                 continue
-            score = rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score
+            step_scores = [_step_score(o, rubric, several) for o in sampled]
+            summary = sampled_score(step_scores, self.config.failure_threshold)
+            score = summary.mean if k > 1 else step_scores[0]
+            assert score is not None
             scores.append(score)
-            details.append(self._detail(view, score, outcome))
+            detail = self._detail(view, score, answered[0])
+            if k > 1:
+                detail = replace(detail, scores=mean_scores(answered), sampled=summary)
+            details.append(detail)
         if failure is not None:
             error = "protocol_error" if failure.protocol else "judge_error"
             # which error (http_401, timeout...), with the server's words when it gave some
@@ -313,10 +325,11 @@ class ScoringJob:
         ]
         if not wanted:
             return details
-        outcomes = await self._judge_all([plan.category_request(i, score) for i, score in wanted])
+        requests = [r for i, score in wanted for r in plan.category_requests(i, score)]
+        outcomes = await self._judge_all(requests)
         out = list(details)
-        for (i, _), outcome in zip(wanted, outcomes, strict=True):
-            out[i] = _with_category(out[i], outcome)
+        for (i, _), sampled in zip(wanted, chunks(outcomes, plan.samples), strict=True):
+            out[i] = _with_category(out[i], sampled)
         return out
 
     @staticmethod
@@ -335,18 +348,25 @@ class ScoringJob:
         )
 
 
-def _with_category(detail: StepDetail, outcome: JudgeOutcome) -> StepDetail:
-    from dataclasses import replace
+def _step_score(outcome: JudgeOutcome, rubric: Rubric, several: bool) -> float | None:
+    """One sample's step score: its criteria combined by the rubric, or its score."""
+    if outcome.verdict is None:
+        return None
+    return rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score
 
-    if outcome.verdict is not None:
+
+def _with_category(detail: StepDetail, outcomes: Sequence[JudgeOutcome]) -> StepDetail:
+    """`detail` with the category its samples' majority gave (see sampled.py)."""
+    majority = majority_category(outcomes)
+    if majority is not None:
         return replace(
             detail,
-            category=str(outcome.verdict.fields["category"]),
-            confidence=outcome.verdict.score,
+            category=majority.category,
+            confidence=majority.confidence,
             categorization_status="categorized",
-            category_rationale=outcome.verdict.reasoning,
+            category_rationale=majority.rationale,
         )
-    status: CategorizationStatus = "invalid_response" if outcome.protocol else "judge_error"
+    status: CategorizationStatus = "invalid_response" if outcomes[0].protocol else "judge_error"
     return replace(detail, category=UNCATEGORIZED, categorization_status=status)
 
 

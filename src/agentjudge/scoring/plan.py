@@ -1,11 +1,12 @@
 """What a scoring job will ask the judge, worked out without asking: pure functions from a
 node's steps (already read) and the job's settings to its judge requests.
 
-The job sends what these build; `--dry-run` counts it. Layout: one request per scored step
-(its task, reference, context block and the step; see prompts.py), then, for each step that
-scores below `failure_threshold`, a request for its failure category (its prompt holds the
+The job sends what these build; `--dry-run` counts it. Layout: `samples` requests per scored
+step (its task, reference, context block and the step; see prompts.py; the samples differ
+only in their index, see judge/samples.py), then, for each step whose score is below
+`failure_threshold`, as many requests for its failure category (its prompt holds the
 score, so it is built once the score is known), and in `auto` mode, before the steps of a
-task, one request for that task's criteria.
+task, one request for that task's criteria. Every request carries `judge_temperature`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentjudge.judge.request import JudgeRequest, Message
+from agentjudge.judge.samples import sample_requests
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric
 from agentjudge.scoring.prompts import (
@@ -32,11 +34,13 @@ DERIVE_MAX_TOKENS = 800  # a rubric of a few criteria, with their descriptions
 
 @dataclass(frozen=True, slots=True)
 class PlannedStep:
-    """A scored step, its request, and which of the node's steps its context shows."""
+    """A scored step, its request, and which of the node's steps its context shows;
+    `samples` are its requests to send (`request` first, then its repeated samples)."""
 
     view: StepView
     request: JudgeRequest
     context: tuple[int, ...]
+    samples: tuple[JudgeRequest, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,8 @@ class NodePlan:
     quoted: tuple[str, ...]  # every step of the node, quoted as context shows it
     shared_chars: int
     prompt_chars: int
+    temperature: float = 0.0
+    samples: int = 1
 
     def category_request(self, index: int, score: float) -> JudgeRequest:
         """The request for the failure category of the `index`-th planned step, which
@@ -60,8 +66,13 @@ class NodePlan:
         return JudgeRequest(
             (Message("system", CATEGORIZE_SYSTEM), Message("user", user)),
             PROMPT_VERSION,
+            temperature=self.temperature,
             answer="category",
         )
+
+    def category_requests(self, index: int, score: float) -> tuple[JudgeRequest, ...]:
+        """`category_request` and its repeated samples (one request per sample)."""
+        return sample_requests(self.category_request(index, score), self.samples)
 
 
 def plan_node(
@@ -91,20 +102,28 @@ def plan_node(
         start = max(0, (index // block - 1) * block)
         user = user_prompt(task, reference, list(quoted[start:index]), quote(view.data))
         request = JudgeRequest(
-            (Message("system", system), Message("user", user)), PROMPT_VERSION, criteria=names
+            (Message("system", system), Message("user", user)),
+            PROMPT_VERSION,
+            temperature=config.judge_temperature,
+            criteria=names,
         )
         shared += len(system) + (common_prefix_chars(previous, user) if previous else 0)
         total += len(system) + len(user)
         previous = user
-        planned.append(PlannedStep(view, request, tuple(range(start, index))))
-    return NodePlan(tuple(planned), task, quoted, shared, total)
+        samples = sample_requests(request, config.samples)
+        planned.append(PlannedStep(view, request, tuple(range(start, index)), samples))
+    return NodePlan(
+        tuple(planned), task, quoted, shared, total, config.judge_temperature, config.samples
+    )
 
 
-def derive_request(task: str) -> JudgeRequest:
-    """The request for the criteria of `task` (auto mode), asked once per distinct task."""
+def derive_request(task: str, temperature: float = 0.0) -> JudgeRequest:
+    """The request for the criteria of `task` (auto mode), asked once per distinct task
+    (not sampled: the steps of every sample are scored on the same criteria)."""
     return JudgeRequest(
         (Message("system", DERIVE_SYSTEM), Message("user", f"<task>{quote(task)}</task>")),
         PROMPT_VERSION,
+        temperature=temperature,
         max_tokens=DERIVE_MAX_TOKENS,
         answer="rubric",
     )

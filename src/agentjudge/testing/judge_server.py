@@ -260,7 +260,7 @@ class JudgeServer:
                 return await self._fail(request, fault, call, arrival)
             if script.latency:
                 await asyncio.sleep(script.latency)
-            reply = answer(admitted, script.malformed, script.scores)
+            reply = answer(admitted, script.malformed, script.scores, arrival)
             self._record(call, arrival, reply.outcome, 200)
             if script.malformed == "empty":
                 return web.Response(status=200, body=b"", content_type="application/json")

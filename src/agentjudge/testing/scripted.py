@@ -6,8 +6,12 @@ message does, so tests know the right answer. `[[fault=503]]` (or 429, 500, 529,
 hang) fails every request carrying it; `[[category_fault=...]]` only categorization
 requests. Asked for several criteria, it answers `{"scores": ...}` (`[[score.NAME=X]]` sets
 one); asked to derive criteria, it answers two (`[[rubric=bad]]` in the task gets an
-unusable one). Asked for JSON under a schema, the verdict keeps only the schema's top-level
-properties, as a model held to that schema would.
+unusable one). `[[samples=0.2,0.9,0.5]]` scripts repeated identical requests (a judge's
+samples): the n-th arrival of the same request body gets the n-th value, cycling (the
+last of it and `[[score=X]]` counts; arrivals are counted under the server's lock, so
+concurrent samples get each value once a cycle, in whatever order). Asked for JSON under a
+schema, the verdict keeps only the schema's top-level properties, as a model held
+to that schema would.
 
 Every API dialect reads its requests into a `Prompt`, so the verdict is the same whichever
 API the server mimics.
@@ -33,6 +37,7 @@ CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
 FAULT_MARKER = re.compile(
     r"\[\[(category_)?fault=(429|500|502|503|504|529|drop|hang|dribble|redirect)\]\]"
 )
+SAMPLES_MARKER = re.compile(r"\[\[samples=([0-9.]+(?:,[0-9.]+)*)\]\]")
 CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
 ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
 # a case judge's prompt asks for a score "from 1 to N" (graph-agents-cli's wording)
@@ -89,17 +94,27 @@ def marked_fault(prompt: Prompt) -> Fault | None:
     return marker.group(2)  # type: ignore[return-value]
 
 
-def expected_score(text: str, scale: float | None = None) -> float:
-    """The score the server gives a request whose last message is `text`: its last
-    `[[score=X]]` marker (the step comes after its context), else a hash: in [0, 1], or a
-    whole number in 1..`scale` for a judge that scores on such a scale."""
-    markers = SCORE_MARKER.findall(text)
-    if markers:
-        return float(markers[-1])
+def expected_score(text: str, scale: float | None = None, arrival: int = 1) -> float:
+    """The score the server gives the `arrival`-th request whose last message is `text`:
+    its last marker (the step comes after its context), `[[score=X]]` or the arrival's
+    value of `[[samples=...]]`, else a hash: in [0, 1], or a whole number in 1..`scale`
+    for a judge that scores on such a scale."""
+    marker = last_score_marker(text)
+    if marker is not None and marker.re is SAMPLES_MARKER:
+        values = marker.group(1).split(",")
+        return float(values[(max(arrival, 1) - 1) % len(values)])
+    if marker is not None:
+        return float(marker.group(1))
     draw = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
     if scale is not None:
         return float(1 + draw % max(1, int(scale)))
     return draw % 1001 / 1000
+
+
+def last_score_marker(text: str) -> re.Match[str] | None:
+    """The last `[[score=X]]` or `[[samples=...]]` marker in `text`, if any."""
+    found = [m for pattern in (SCORE_MARKER, SAMPLES_MARKER) for m in pattern.finditer(text)]
+    return max(found, key=lambda m: m.start(), default=None)
 
 
 def asked_scale(prompt: Prompt) -> float | None:
@@ -115,10 +130,14 @@ def asked_scale(prompt: Prompt) -> float | None:
 
 
 def answer(
-    prompt: Prompt, malformed: Malformed | None, scores: Mapping[str, float] | None = None
+    prompt: Prompt,
+    malformed: Malformed | None,
+    scores: Mapping[str, float] | None = None,
+    arrival: int = 1,
 ) -> Answer:
     """The scripted reply to `prompt`, or the malformed one the script asks for; `scores`
-    gives the score of a prompt holding one of its texts (when no marker says one)."""
+    gives the score of a prompt holding one of its texts (when no marker says one);
+    `arrival` counts the arrivals of this request body (for `[[samples=...]]`)."""
     text = prompt.last
     system = prompt.system
     if '{"criteria": [' in system and malformed is None:
@@ -140,8 +159,8 @@ def answer(
     if malformed == "html":
         return Answer("<html><body><h1>502 Bad Gateway</h1></body></html>", None, "html")
     keyed = next((v for k, v in (scores or {}).items() if k in text), None)
-    score = expected_score(text, asked_scale(prompt))
-    if keyed is not None and not SCORE_MARKER.search(text):
+    score = expected_score(text, asked_scale(prompt), arrival)
+    if keyed is not None and last_score_marker(text) is None:
         score = keyed
     verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": score}
     asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []

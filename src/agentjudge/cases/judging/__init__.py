@@ -1,7 +1,8 @@
 """Judging: the judge and custom metrics of the cases that passed their checks.
 
 `transcript` renders what a judge reads of a case; `judge_calls` chooses the judge and
-sends the calls; `custom_metrics` runs the project's own metrics; `runner` runs both, in
+sends the calls; `samples` makes a metric's repeated samples and folds them back;
+`custom_metrics` runs the project's own metrics; `runner` runs both, in
 the project's process when needed. Each gives a `MetricResult` per case and metric, which
 the gate (`cases.outcome`) folds into the grades.
 """
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     )
     from agentjudge.cases.judging.metric_result import MetricResult
     from agentjudge.cases.judging.runner import Judged, JudgingOptions, run_metrics
+    from agentjudge.cases.judging.samples import fold_samples, sample_items
     from agentjudge.cases.judging.transcript import (
         RenderedCase,
         fill_prompt,
@@ -41,6 +43,7 @@ __all__ = [
     "RenderedCase",
     "build_judge",
     "fill_prompt",
+    "fold_samples",
     "is_fake",
     "judge_notes",
     "judge_request",
@@ -50,6 +53,7 @@ __all__ = [
     "run_custom",
     "run_judges",
     "run_metrics",
+    "sample_items",
     "speaks",
 ]
 
@@ -67,6 +71,7 @@ _HOMES = {
     ),
     "metric_result": ("MetricResult",),
     "runner": ("Judged", "JudgingOptions", "run_metrics"),
+    "samples": ("fold_samples", "sample_items"),
     "transcript": ("RenderedCase", "fill_prompt", "judge_notes", "lacking", "render_case"),
 }
 

@@ -136,12 +136,13 @@ def build_judge(identity: JudgeIdentity, env: Mapping[str, str]) -> Provider:
     return build_provider(judge_spec(identity, env), env, HINTS)
 
 
-def judge_request(prompt: str, scale: float) -> JudgeRequest:
+def judge_request(prompt: str, scale: float, temperature: float = 0.0) -> JudgeRequest:
     """One judge call: the rendered prompt, answered as `{reasoning, score}` on 1..scale."""
     return JudgeRequest(
         messages=(Message("user", prompt),),
         prompt_version=PROMPT_VERSION,
         response_schema=case_score_schema(scale),
+        temperature=temperature,
         answer="scaled",
         scale=scale,
     )

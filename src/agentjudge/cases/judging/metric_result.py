@@ -12,3 +12,5 @@ class MetricResult:
     score: float | None
     reasoning: str = ""
     error: str | None = None
+    # a judge metric judged several times: every sample's score, None where one got none
+    samples: tuple[float | None, ...] = ()

@@ -17,7 +17,8 @@ from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, JudgeSpec, me
 from agentjudge.errors import UsageError, clip
 
 TOP_KEYS = ("judge", "quality_metrics", "judges", "custom_metrics")
-JUDGE_KEYS = ("provider", "model", "max_tool_result_chars")
+# temperature and samples are agentjudge's own (graph-agents-cli has neither)
+JUDGE_KEYS = ("provider", "model", "max_tool_result_chars", "temperature", "samples")
 DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000
 
 
@@ -47,6 +48,8 @@ class EvalConfig:
     judge_provider: str | None = None
     judge_model: str | None = None
     max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
+    judge_temperature: float | None = None  # None: not set (the flag, else 0)
+    judge_samples: int | None = None  # None: not set (the flag, else 1)
     judges: dict[str, JudgeSpec] = field(default_factory=lambda: dict(BUILTIN_JUDGES))
     custom_metrics: dict[str, CustomMetric] = field(default_factory=dict)
     quality_metrics: dict[str, QualityMetric] = field(default_factory=dict)
@@ -124,6 +127,8 @@ def parse_config(data: Any, source: Path | None) -> EvalConfig:
         judge_provider=str(provider) if provider else None,
         judge_model=str(model) if model else None,
         max_tool_result_chars=_max_chars(judge, where),
+        judge_temperature=_temperature(judge.get("temperature"), f"{where}: judge.temperature"),
+        judge_samples=_samples(judge.get("samples"), f"{where}: judge.samples"),
         judges=judges,
         custom_metrics=custom,
         quality_metrics=_quality(data.get("quality_metrics"), where, set(judges) | set(custom)),
@@ -142,6 +147,23 @@ def _max_chars(judge: dict[str, Any], where: str) -> int | None:
             f"{where}: judge.max_tool_result_chars: must be a whole number >= 1, or null to "
             f"never cut tool results (got {clip(repr(value))})"
         )
+    return value
+
+
+def _temperature(value: Any, at: str) -> float | None:
+    if value is None:
+        return None
+    number = _number(value, at)
+    if not 0.0 <= number <= 2.0:
+        raise UsageError(f"{at}: must be between 0 and 2 (got {clip(repr(value))})")
+    return number
+
+
+def _samples(value: Any, at: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(f"{at}: must be a whole number >= 1 (got {clip(repr(value))})")
     return value
 
 

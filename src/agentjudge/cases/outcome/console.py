@@ -56,6 +56,12 @@ def print_summary(document: dict[str, Any], console: Console) -> None:
         console.print(cases)
         if len(flagged) > MAX_CASE_ROWS:
             console.print(f"... and {len(flagged) - MAX_CASE_ROWS} more in the results file")
+    unstable = summary.get("unstable")
+    if unstable:
+        console.print(
+            f"unstable: {unstable} case(s) whose {summary['samples']} judge samples fall on "
+            "both sides of a threshold (each metric's samples are in the results file)"
+        )
     for text in document["warnings"]:
         console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}")
     code = summary["exit_code"]

@@ -1,7 +1,9 @@
 """The gate: each case's status and reasons, the quality rates, and the exit code.
 
 Statuses, worst first: missing > error > failed > quality_below_threshold > passed.
-Exit: any error or missing → 2; else any failed case or a quality metric not met → 1; else 0.
+Exit: any error or missing → 2; else any failed case or a quality metric not met → 1 (and,
+with `--fail-on-unstable`, any unstable case: its judge samples fall on both sides of a
+threshold); else 0.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from agentjudge.cases.loading import Case, EvalConfig
 from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.errors import UsageError, clip
+from agentjudge.judge.samples import sampled_score
 
 STATUSES = (PASSED, FAILED, QUALITY, ERROR, MISSING)
 
@@ -37,6 +40,7 @@ class CaseGrade:
     truncated_results: int = 0
     unrecorded_turns: int = 0
     final_turn_only: bool = False
+    unstable: list[str] = field(default_factory=list)  # metrics whose samples disagree
 
     @property
     def status(self) -> str:
@@ -70,6 +74,8 @@ class CaseGrade:
         }
         if self.judge_notes:
             data["judge_notes"] = list(self.judge_notes)
+        if self.unstable:
+            data["unstable"] = list(self.unstable)
         return data
 
 
@@ -159,6 +165,11 @@ def apply_result(grade: CaseGrade, metric: str, result: MetricResult | None) -> 
         return
     entry["score"] = float(score)
     entry["reasoning"] = result.reasoning
+    if len(result.samples) > 1:
+        sampled = sampled_score(result.samples, entry["threshold"])
+        entry.update(sampled.as_dict())
+        if sampled.unstable:
+            grade.unstable.append(metric)
     passed = float(score) >= entry["threshold"]
     entry["passed"] = passed
     if passed:
@@ -215,11 +226,15 @@ def quality(config: EvalConfig, grades: list[CaseGrade]) -> dict[str, dict[str, 
     return report
 
 
-def exit_code(summary: dict[str, int], quality_report: dict[str, dict[str, Any]]) -> int:
-    """2 for an incomplete run, 1 for a failed gate, 0 when it is met."""
+def exit_code(
+    summary: dict[str, int], quality_report: dict[str, dict[str, Any]], unstable: int = 0
+) -> int:
+    """2 for an incomplete run, 1 for a failed gate, 0 when it is met; `unstable` counts
+    the unstable cases that fail the gate (`--fail-on-unstable`; else 0)."""
     if summary[ERROR] or summary[MISSING]:
         return 2
-    if summary[FAILED] or any(q["met"] is False for q in quality_report.values()):
+    failed_quality = any(q["met"] is False for q in quality_report.values())
+    if summary[FAILED] or failed_quality or unstable:
         return 1
     return 0
 

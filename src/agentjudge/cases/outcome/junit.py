@@ -18,7 +18,8 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 def junit_xml(document: dict[str, Any]) -> ET.ElementTree:
     """One testcase per case (failed → failure; error and missing → error; quality misses
-    pass with their reasons in system-out), and one per quality metric."""
+    pass with their reasons in system-out; an unstable case has an `unstable` property
+    naming its metrics), and one per quality metric."""
     root = ET.Element("testsuites", name="agentjudge grade")
     cases = ET.SubElement(root, "testsuite", name="cases")
     counts = {"tests": 0, "failures": 0, "errors": 0}
@@ -37,6 +38,11 @@ def junit_xml(document: dict[str, Any]) -> ET.ElementTree:
             ET.SubElement(element, "error", message=first, type=status).text = text
         elif status == QUALITY:
             ET.SubElement(element, "system-out").text = text
+        if case.get("unstable"):  # judge samples on both sides of a threshold
+            unstable = f"unstable: {', '.join(case['unstable'])}"
+            ET.SubElement(element, "properties").append(
+                ET.Element("property", name="unstable", value=_xml(unstable))
+            )
     cases.attrib.update({k: str(v) for k, v in counts.items()})
     quality = ET.SubElement(root, "testsuite", name="quality_metrics")
     failures = 0
