@@ -21,6 +21,7 @@ from agentjudge.cli.options import (
     ConcurrencyLimit,
     ConfigFile,
     ContextSteps,
+    DecisiveRule,
     DryRun,
     DryRunJson,
     FailUnder,
@@ -111,6 +112,7 @@ def score_command(
     subagent_aggregation: SubagentAggregation = None,
     failure_threshold: FailureThreshold = None,
     completion_threshold: CompletionThreshold = None,
+    decisive_rule: DecisiveRule = None,
     max_subagent_depth: MaxSubagentDepth = None,
     partial_result_policy: PartialResultPolicy = None,
     concurrency_limit: ConcurrencyLimit = None,
@@ -205,6 +207,7 @@ def run_score(
     """
     # the scoring job and its reports load here, so the other commands start faster
     from agentjudge.api import score_trajectories
+    from agentjudge.report.decisive import went_wrong_lines
     from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
@@ -250,6 +253,9 @@ def run_score(
         summary_table(run.document, Console())
     elif not quiet:
         console.print(summary_line(run.document, run.output))
+    if not quiet:
+        for line in went_wrong_lines(run.document):
+            console.print(line, markup=False, highlight=False)
     _print_notes(run, config, quiet, console)
     return _exit_code(run, config)
 

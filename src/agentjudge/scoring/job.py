@@ -25,6 +25,8 @@ from agentjudge.scoring.aggregate import (
 )
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
+from agentjudge.scoring.decisive import DecisiveFailure
+from agentjudge.scoring.decisive_pick import decisive_failure
 from agentjudge.scoring.plan import NodePlan, derive_request, plan_node
 from agentjudge.scoring.prompts import system_prompt
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
@@ -54,6 +56,7 @@ class StepDetail:
     confidence: float | None = None
     categorization_status: CategorizationStatus | None = None
     category_rationale: str = ""
+    agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
 
 
 @dataclass
@@ -62,6 +65,7 @@ class TreeResult:
     aggregates: list[NodeAggregate]
     steps: dict[str, list[StepDetail]]
     criteria: dict[str, tuple[str, ...]]  # node id -> names of the criteria it was scored on
+    decisive: DecisiveFailure | None = None  # where a root that did not pass went wrong
 
 
 @dataclass
@@ -77,6 +81,7 @@ class Accounting:
     auto_fallbacks: int = 0
     second_round_steps: int = 0  # steps judged again after their calls ran out of retries
     second_round_recovered: int = 0  # of them, those that got a verdict
+    decisive_picks: int = 0  # judge calls naming a failed root's decisive step (judge_pick)
 
 
 @dataclass
@@ -193,7 +198,31 @@ class ScoringJob:
         steps = {node.id: r[1] for node, r in zip(nodes, results, strict=True)}
         criteria = {node.id: r[2] for node, r in zip(nodes, results, strict=True)}
         aggregates = aggregate_tree(root, outcomes, self.config.completion_threshold)
-        return TreeResult(root, aggregates, steps, criteria)
+        tree = TreeResult(root, aggregates, steps, criteria)
+        tree.decisive = await self._decisive(tree, files)
+        return tree
+
+    async def _decisive(self, tree: TreeResult, files: FileCache) -> DecisiveFailure | None:
+        """Where the tree's root went wrong, once its steps and categories are judged."""
+
+        def task() -> str:
+            try:
+                return node_steps(tree.root, files).task
+            except (InputError, OSError):  # changed since: the pick is made without it
+                return ""
+
+        async def pick(requests: list[JudgeRequest]) -> list[JudgeOutcome]:
+            self.accounting.decisive_picks += len(requests)
+            self.second_round.started()
+            try:
+                return await self._judge_all(requests)
+            finally:
+                self.second_round.finished()
+
+        config = self.config
+        return await decisive_failure(
+            tree, task, config.decisive_rule, config.failure_threshold, pick
+        )
 
     async def _score_node(
         self, node: Node, files: FileCache, grant: Grant
@@ -332,6 +361,7 @@ class ScoringJob:
             rationale=verdict.reasoning if verdict else "",
             error=outcome.error,
             error_message=outcome.message,
+            agent_name=view.agent_name,
         )
 
 
