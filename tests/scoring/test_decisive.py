@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from agentjudge.api import plan_trajectories, score_trajectories
+from agentjudge.atif import Node
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.verdict import Verdict
 from agentjudge.report.decisive import went_wrong_lines
 from agentjudge.scoring.config import ScoreConfig
-from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep
+from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep, execution_order
 from agentjudge.scoring.decisive_pick import SUMMARY_RATIONALE_CHARS, pick_request, summary_line
 from agentjudge.testing import JudgeServer
 from tests.atif.docs import doc, with_refs, write
@@ -305,3 +306,24 @@ def test_the_console_lists_ten_failed_roots_on_one_printable_line_each() -> None
     )
     assert lines[-1] == "  … and 2 more (see decisive_failure in the results)"
     assert went_wrong_lines({"trajectories": trees[-1:]}) == []
+
+
+def test_execution_order_places_each_subagent_inside_its_spawning_step() -> None:
+    def node(name: str, parent_step: int | None, *children: Node) -> Node:
+        return Node(name, "file", name, "$", 1, "r", parent_step, children=children)
+
+    spawned_at_2 = node("a", 2, node("a1", 1))  # a's own subagent, spawned at a's step 1
+    unjudged = node("b", 3)  # step 3 of the root is not judged: before the next judged one
+    unreferenced = node("c", None)  # no spawning step: after the root's steps
+    second_at_2 = node("d", 2)
+    root = Node("r", "root", "r", "$", 0, None, None, children=(
+        spawned_at_2, unjudged, unreferenced, second_at_2
+    ))  # fmt: skip
+    steps = {"r": [1, 2, 4], "a": [1, 2], "a1": [1], "b": [1], "c": [1], "d": [1]}
+    order = [(n.id, s) for n, s in execution_order(root, steps, lambda s: s)]
+    assert order == [
+        ("r", 1),
+        ("a1", 1), ("a", 1), ("a", 2), ("d", 1), ("r", 2),
+        ("b", 1), ("r", 4),
+        ("c", 1),
+    ]  # fmt: skip
