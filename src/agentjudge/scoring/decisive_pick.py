@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agentjudge.atif import Node
+from agentjudge.errors import InputError
 from agentjudge.judge.client import JudgeOutcome
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.scoring.decisive import (
@@ -24,7 +25,7 @@ from agentjudge.scoring.decisive import (
     went_wrong,
 )
 from agentjudge.scoring.prompts import DECISIVE_SYSTEM, PROMPT_VERSION, quote
-from agentjudge.scoring.steps import StepView
+from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 if TYPE_CHECKING:
     from agentjudge.scoring.job import TreeResult
@@ -105,13 +106,14 @@ def picked(
 
 async def decisive_failure(
     tree: TreeResult,
-    task: Callable[[], str],
+    files: FileCache,
     rule: DecisiveRule,
     threshold: float,
     judge_all: JudgeAll,
 ) -> DecisiveFailure | None:
     """A scored tree's decisive failure under `rule` (None for a root that passed, or one
-    with no scored step); `judge_pick` asks `judge_all` once, with the root's `task`."""
+    with no scored step); `judge_pick` asks `judge_all` once, with the root's task (read
+    through `files`, the tree's)."""
     if not went_wrong(tree):
         return None
     scored = [s for s in ordered_steps(tree) if s.score is not None]
@@ -119,5 +121,9 @@ async def decisive_failure(
         return None
     if rule != "judge_pick":
         return decide(scored, rule, threshold)
-    (outcome,) = await judge_all([pick_request(task(), scored)])
+    try:
+        task = node_steps(tree.root, files).task
+    except (InputError, OSError):  # the file changed since it was scored: ask without it
+        task = ""
+    (outcome,) = await judge_all([pick_request(task, scored)])
     return picked(scored, outcome, threshold)

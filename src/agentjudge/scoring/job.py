@@ -204,25 +204,16 @@ class ScoringJob:
 
     async def _decisive(self, tree: TreeResult, files: FileCache) -> DecisiveFailure | None:
         """Where the tree's root went wrong, once its steps and categories are judged."""
+        rule, threshold = self.config.decisive_rule, self.config.failure_threshold
+        return await decisive_failure(tree, files, rule, threshold, self._pick)
 
-        def task() -> str:
-            try:
-                return node_steps(tree.root, files).task
-            except (InputError, OSError):  # changed since: the pick is made without it
-                return ""
-
-        async def pick(requests: list[JudgeRequest]) -> list[JudgeOutcome]:
-            self.accounting.decisive_picks += len(requests)
-            self.second_round.started()
-            try:
-                return await self._judge_all(requests)
-            finally:
-                self.second_round.finished()
-
-        config = self.config
-        return await decisive_failure(
-            tree, task, config.decisive_rule, config.failure_threshold, pick
-        )
+    async def _pick(self, requests: list[JudgeRequest]) -> list[JudgeOutcome]:
+        self.accounting.decisive_picks += len(requests)
+        self.second_round.started()
+        try:
+            return await self._judge_all(requests)
+        finally:
+            self.second_round.finished()
 
     async def _score_node(
         self, node: Node, files: FileCache, grant: Grant
