@@ -327,3 +327,19 @@ def test_execution_order_places_each_subagent_inside_its_spawning_step() -> None
         ("b", 1), ("r", 4),
         ("c", 1),
     ]  # fmt: skip
+
+
+def test_a_pick_is_kept_in_the_verdict_store(tmp_path: Path, server: JudgeServer) -> None:
+    folder = subagent_first(tmp_path / "runs", "file", task="Fix [[decisive=5]]")
+    stored = {"cache": True, "cache_path": str(tmp_path / "verdicts.sqlite")}
+    cfg = config(folder, server, completion_threshold=0.7, decisive_rule="judge_pick")
+    first = run(cfg.model_copy(update=stored))
+    before = len(server.log)
+    again = run(cfg.model_copy(update=stored))
+    # the pick comes from the store (only the root's two unusable categorizations, never
+    # stored, are asked again, twice each)
+    assert decisive_requests(server, before) == []
+    assert len(server.log) == before + 4
+    failure = again["trajectories"][0]["decisive_failure"]
+    assert failure == first["trajectories"][0]["decisive_failure"]
+    assert (failure["pick_status"], failure["order"], failure["step_id"]) == ("picked", 5, 3)
