@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentjudge.scoring.prompts import CATEGORIZE_SYSTEM
+from agentjudge.scoring.prompts import CATEGORIZE_SYSTEM, DECISIVE_SYSTEM
 from agentjudge.testing import JudgeServer
 from tests.e2e.test_score_cli import judge_flags, score, tree
 
@@ -85,3 +85,24 @@ def test_a_job_over_its_budget_is_refused_before_the_first_call(
     assert not (tmp_path / "out.json").exists()
     within = score(runs, *judge_flags(server), "--max-judge-requests", "5", cwd=tmp_path)
     assert within.returncode == 0, within.stderr
+
+
+def test_a_dry_run_counts_the_decisive_picks_the_run_then_makes(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)
+    flags = ("--decisive-rule", "judge_pick", "--completion-threshold", "0.9")
+    before = plan(runs, server, tmp_path, *flags, "--price-in", "1", "--price-out", "1")
+    assert (before["decisive_picks_at_most"], before["calls_to_send"]) == (1, 5)
+    assert before["decisive_input_tokens_at_most"] > 0
+    lines = score(runs, *judge_flags(server), "--dry-run", *flags, cwd=tmp_path).stdout
+    assert "decisive_rule judge_pick: at most 1 more calls (one per root that does not pass)" in (
+        lines
+    )
+    done = score(runs, *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    picks = [r for r in server.log if r.body["messages"][0]["content"] == DECISIVE_SYSTEM]
+    assert len(picks) == before["decisive_picks_at_most"]  # the root fails at 0.9
+    assert json.loads((tmp_path / "out.json").read_text())["judge"]["decisive_picks"] == 1
+    plain = plan(runs, server, tmp_path, "--completion-threshold", "0.9")
+    assert plain["decisive_picks_at_most"] == 0

@@ -188,6 +188,38 @@ def test_failed_unscored_and_omitted_nodes_in_a_deep_tree(
     screenshot(page, tmp_path / "deep-tree.png")
 
 
+def test_the_step_where_a_run_went_wrong_is_shown_and_marked(
+    tmp_path: Path, browser: BrowserContext
+) -> None:
+    root = doc(3)
+    root["steps"][0]["message"] = "do the task [[score=1.0]]"
+    root["steps"][1]["message"] = "delegate [[score=0.9]]"
+    root["steps"][2]["message"] = "wrap up [[score=0.2]]"
+    with_refs(root, 1, [{"trajectory_path": "child.json"}])
+    child = doc(2, agent={"name": "searcher", "version": "1"})
+    child["steps"][0]["message"] = "search [[score=0.9]]"
+    child["steps"][1]["message"] = "lost it [[score=0.1]] [[category=context_loss]]"
+    write(tmp_path / "runs" / "root.json", root)
+    write(tmp_path / "runs" / "child.json", child)
+    with JudgeServer() as server:
+        run = agentjudge("score", tmp_path / "runs", "--judge-url", server.base_url,
+                         "--judge-model", "j", "--completion-threshold", "0.9",
+                         "-o", "out.json", "--html", "out.html", cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    page = open_report(browser, tmp_path / "out.html")
+    cell = page.locator('tr[data-root="0"] [data-col=decisive]')
+    assert cell.text_content() == "searcher · step 2 · 0.100 · context_loss"
+    page.click('tr[data-root="0"]')
+    tree = page.locator('tr[data-detail-for="0"] .tree')
+    assert "went wrong" in (tree.locator(".decisive-line").text_content() or "")
+    # the child (opened with its root) holds the one marked step, its step 2
+    marked = tree.locator(".cell.decisive")
+    assert marked.count() == 1
+    assert tree.locator('.node[data-node="1"] .cell.decisive[data-step="1"]').count() == 1
+    marked.click()
+    assert "decisive" in (tree.locator('.node[data-node="1"] .step-detail').text_content() or "")
+
+
 def test_grade_report_filters_cases_by_status(tmp_path: Path, browser: BrowserContext) -> None:
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)

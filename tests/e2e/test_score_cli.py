@@ -719,3 +719,21 @@ def test_trees_waiting_on_a_judge_that_never_answers_do_not_hold_up_the_rest(
         finally:
             running.kill()
             running.wait(30)
+
+
+def test_the_console_says_where_a_failed_run_went_wrong(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)  # the root's step 3 scores 0.0 (context_loss); its subagent passes
+    flags = (*judge_flags(server), "--completion-threshold", "0.9")
+    run = score(runs, *flags, "-o", "out.json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    at = lines.index("Where it went wrong:")
+    where = f"  {runs / 'root.json'} → root (agent), step 3: "
+    assert lines[at + 1] == where + "score 0.00, context_loss: scripted verdict"
+    assert lines[at + 2 :] == []
+    failure = results(tmp_path / "out.json")["trajectories"][0]["decisive_failure"]
+    assert (failure["step_id"], failure["order"]) == (3, 4)  # after the subagent's 2 steps
+    quiet = score(runs, *flags, "-o", "quiet.json", "--quiet", cwd=tmp_path)
+    assert "Where it went wrong" not in quiet.stderr

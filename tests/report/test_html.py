@@ -198,6 +198,7 @@ def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
         "agent": "agent 1", "model": "m", "file": "/runs/a/trajectory.json",
         "status": "scored", "reason": None, "score": 0.6, "own": 0.5, "passed": False,
         "complete": False, "steps": 5, "subagents": 3, "omitted": 1, "failures": 1, "errors": 1,
+        "decisive": None,
     }  # fmt: skip
     assert (second["label"], second["status"], second["reason"]) == (
         "b/trajectory.json",
@@ -228,6 +229,30 @@ def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
     assert cards["roots"]["sub"] == "0 passed · 1 not passed · 1 failed to score"
     assert view["notice"] == "not a quality signal"
     assert {row["key"]: row["value"] for row in view["judge"]}["errors"] == 1
+
+
+def test_the_decisive_step_is_on_its_root_row_and_marked_in_its_node() -> None:
+    document = score_document()
+    tree = document["trajectories"][0]
+    tree["decisive_failure"] = {
+        "rule": "first_below_threshold", "node_id": "/runs/a/broken.json", "agent": "agent",
+        "segment": 0, "step_id": 1, "order": 3, "score": 0.9, "category": None,
+        "reason": "fine", "pick_status": None,
+    }  # fmt: skip
+    document["trajectories"][1]["decisive_failure"] = None
+    view = score_view(document)
+    first, second = view["roots"]
+    assert first["decisive"] == {
+        "rule": "first_below_threshold", "agent": "agent", "step_id": 1, "segment": 0,
+        "order": 3, "score": 0.9, "category": None, "reason": "fine", "node": 3,
+        "label": "a/broken.json",
+    }  # fmt: skip
+    assert second["decisive"] is None
+    marked = [
+        (i, k) for i, node in enumerate(view["trees"][0])
+        for k, step in enumerate(node["steps"]) if step.get("decisive")
+    ]  # fmt: skip
+    assert marked == [(3, 0)]  # the broken node's step 1, and no other
 
 
 def test_an_empty_or_failed_run_still_renders() -> None:

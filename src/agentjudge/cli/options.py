@@ -88,6 +88,15 @@ JudgeTemperature = Annotated[float | None, _opt("--temperature", f"{TEMPERATURE_
 CompletionThreshold = Annotated[
     float | None, _opt("--completion-threshold", "Nodes at or above it pass [0.5].")
 ]
+DecisiveRule = Annotated[
+    str | None,
+    _opt(
+        "--decisive-rule",
+        "How the step a failed run went wrong at is found: first_below_threshold | "
+        "lowest_score | judge_pick (one more judge call per failed root) "
+        "[first_below_threshold].",
+    ),
+]
 MaxSubagentDepth = Annotated[
     int | None, _opt("--max-subagent-depth", "Deeper nodes are unscored [3].")
 ]

@@ -21,6 +21,7 @@ from agentjudge.cli.options import (
     ConcurrencyLimit,
     ConfigFile,
     ContextSteps,
+    DecisiveRule,
     DryRun,
     DryRunJson,
     FailUnder,
@@ -115,6 +116,7 @@ def score_command(
     samples: Samples = None,
     judge_temperature: JudgeTemperature = None,
     completion_threshold: CompletionThreshold = None,
+    decisive_rule: DecisiveRule = None,
     max_subagent_depth: MaxSubagentDepth = None,
     partial_result_policy: PartialResultPolicy = None,
     concurrency_limit: ConcurrencyLimit = None,
@@ -210,6 +212,7 @@ def run_score(
     # the scoring job and its reports load here, so the other commands start faster
     from agentjudge.api import score_trajectories
     from agentjudge.judge.samples import temperature_note
+    from agentjudge.report.decisive import went_wrong_lines
     from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
@@ -258,6 +261,9 @@ def run_score(
         summary_table(run.document, Console())
     elif not quiet:
         console.print(summary_line(run.document, run.output))
+    if not quiet:
+        for line in went_wrong_lines(run.document):
+            console.print(line, markup=False, highlight=False)
     _print_notes(run, config, quiet, console)
     return _exit_code(run, config)
 

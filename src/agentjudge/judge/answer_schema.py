@@ -50,6 +50,9 @@ def answer_schema(
             weight={"type": "integer", "enum": [1, 2, 3]},  # positive, as a rubric needs
         )
         return _object(criteria={"type": "array", "items": criterion, "minItems": 1, "maxItems": 5})
+    if request.answer == "decisive":
+        # no enum of the listed numbers: providers keep one schema per answer kind
+        return _object(reason=reasoning, order={"type": "integer"})
     if request.criteria:
         scores = _object(**dict.fromkeys(request.criteria, score))
         return _object(reasoning=reasoning, scores=scores)
@@ -74,9 +77,13 @@ def portable(schema: Any) -> Any:
 
 def schema_name(request: JudgeRequest) -> str:
     """A name for the answer's schema (OpenAI: a-z, A-Z, 0-9, _ and -, at most 64)."""
-    return {"category": "failure_category", "rubric": "rubric", "scaled": "case_score"}.get(
-        request.answer, "step_verdict"
-    )
+    names = {
+        "category": "failure_category",
+        "rubric": "rubric",
+        "scaled": "case_score",
+        "decisive": "decisive_step",
+    }
+    return names.get(request.answer, "step_verdict")
 
 
 def _object(**properties: dict[str, Any]) -> dict[str, Any]:

@@ -15,12 +15,13 @@ from agentjudge.judge.verdict import (
     Verdict,
     parse_category,
     parse_criteria_verdict,
+    parse_decisive,
     parse_rubric,
     parse_verdict,
 )
 
 Role = Literal["system", "user", "assistant"]
-AnswerKind = Literal["score", "category", "rubric", "scaled"]
+AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,8 @@ class JudgeRequest:
     # which of a step's (or case metric's) repeated samples this is (see judge/samples.py):
     # keyed when > 0, so each sample has its own verdict, and never sent to the judge
     sample: int = 0
+    # for `decisive` answers: the order numbers of the steps listed (the answer names one)
+    choices: tuple[int, ...] = ()
 
     def parse(self, content: str) -> Verdict:
         """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
@@ -51,6 +54,8 @@ class JudgeRequest:
             return parse_category(content)
         if self.answer == "rubric":
             return parse_rubric(content)
+        if self.answer == "decisive":
+            return parse_decisive(content, self.choices)
         if self.answer == "scaled":
             return parse_scaled_verdict(content, self.scale or 0.0)
         if self.criteria:
@@ -68,6 +73,8 @@ class JudgeRequest:
         if self.answer == "rubric":
             criteria = verdict.fields.get("criteria")
             return isinstance(criteria, list) and bool(criteria)
+        if self.answer == "decisive":
+            return _chosen(verdict.fields.get("order"), self.choices)
         if not _within(verdict.score, 0.0, 1.0):
             return False
         if self.answer == "category":
@@ -100,6 +107,10 @@ class JudgeRequest:
             digest.update(b"%d:" % len(data))
             digest.update(data)
         return digest.hexdigest()
+
+
+def _chosen(value: object, choices: tuple[int, ...]) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value in choices
 
 
 def _within(value: object, low: float, high: float) -> bool:

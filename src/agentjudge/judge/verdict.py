@@ -4,7 +4,9 @@ Three answer shapes, chosen by the request (`JudgeRequest.answer` / `.criteria`)
 - `score`: `{"reasoning": ..., "score": x}`;
 - criteria: `{"reasoning": ..., "scores": {name: x, ...}}`, exactly the rubric's names;
 - `category`: `{"category": c, "confidence": x, "rationale": ...}`, c in the taxonomy;
-- `rubric`: `{"criteria": [...]}`, criteria derived from a task (auto scoring mode).
+- `rubric`: `{"criteria": [...]}`, criteria derived from a task (auto scoring mode);
+- `decisive`: `{"reason": ..., "order": n}`, the step that made a run fail, n one of the
+  order numbers listed to the judge.
 """
 
 from __future__ import annotations
@@ -79,6 +81,22 @@ def parse_rubric(content: str) -> Verdict:
     if not all(isinstance(c, dict) for c in criteria):
         raise ProtocolError("criteria_malformed")
     return Verdict(1.0, "", {"criteria": criteria})
+
+
+def parse_decisive(content: str, choices: tuple[int, ...]) -> Verdict:
+    """A `{"reason": ..., "order": n}` answer naming one of the steps listed (`choices`, their
+    order numbers); `fields["order"]` holds n. Like a rubric answer, it has no score: 1.0
+    by convention. An integer written as a float (`3.0`) is not an order number."""
+    data = _object(content)
+    order = data.get("order")
+    if order is None:
+        raise ProtocolError("order_missing")
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise ProtocolError("order_not_integer")
+    if order not in choices:
+        raise ProtocolError("order_not_listed")
+    reason = data.get("reason", data.get("reasoning"))
+    return Verdict(1.0, _text(reason), {"order": order})
 
 
 def _object(content: str) -> dict[str, Any]:

@@ -24,7 +24,8 @@ def score_view(document: dict[str, Any]) -> dict[str, Any]:
     raw_trees = document.get("trajectories") or []
     base = _common_folder(raw_trees)
     trees = [_tree(tree, threshold, base) for tree in raw_trees]
-    roots = [_root_row(index, nodes) for index, nodes in enumerate(trees) if nodes]
+    decisive = [_mark_decisive(raw, nodes) for raw, nodes in zip(raw_trees, trees, strict=True)]
+    roots = [_root_row(index, nodes, decisive[index]) for index, nodes in enumerate(trees) if nodes]
     metrics: dict[str, Any] = document.get("metrics") or {}
     meta: dict[str, Any] = document.get("run_metadata") or {}
     error = document.get("error") or {}
@@ -247,7 +248,30 @@ def _step(step: dict[str, Any], threshold: float | None) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None and v != "" and (k, v) != ("segment", 0)}
 
 
-def _root_row(index: int, nodes: list[dict[str, Any]]) -> dict[str, Any]:
+def _mark_decisive(tree: dict[str, Any], nodes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Where the tree's root went wrong (its `decisive_failure`), for its row: its step is
+    marked `decisive` in its node's step list."""
+    failure = tree.get("decisive_failure")
+    if not isinstance(failure, dict):
+        return None
+    raw: list[dict[str, Any]] = tree.get("nodes") or []
+    at = next((i for i, n in enumerate(raw) if n.get("id") == failure.get("node_id")), None)
+    if at is not None:
+        for k, step in enumerate(raw[at].get("steps") or []):
+            if (step.get("segment"), step.get("step_id")) == (
+                failure.get("segment"),
+                failure.get("step_id"),
+            ):
+                nodes[at]["steps"][k]["decisive"] = True
+                break
+    keys = ("rule", "agent", "step_id", "segment", "order", "score", "category", "reason")
+    shown = {key: failure.get(key) for key in keys}
+    return {**shown, "node": at, "label": nodes[at]["label"] if at is not None else None}
+
+
+def _root_row(
+    index: int, nodes: list[dict[str, Any]], decisive: dict[str, Any] | None
+) -> dict[str, Any]:
     root = nodes[0]
     return {
         "index": index,
@@ -267,4 +291,5 @@ def _root_row(index: int, nodes: list[dict[str, Any]]) -> dict[str, Any]:
         "omitted": sum(len(n["omitted"]) for n in nodes),
         "failures": sum(n["failures"] for n in nodes),
         "errors": sum(n["errors"] for n in nodes),
+        "decisive": decisive,
     }

@@ -12,12 +12,18 @@ def plan_document(
 ) -> dict[str, Any]:
     """The figures of a plan, and its cost (USD) when prices per million tokens are given:
     `input_to_send` (the input tokens of the calls to send) and `at_most` (every
-    categorization made, every answer at its full token budget)."""
+    categorization and decisive pick made, every answer at its full token budget)."""
     document: dict[str, Any] = {"dry_run": True, **figures.as_dict(), "cost": None}
     if price_in is not None or price_out is not None:
         inputs = figures.input_tokens_to_send
-        inputs_most = inputs + figures.categorization_input_tokens_at_most
-        calls_most = figures.calls_to_send + figures.categorizations_at_most
+        inputs_most = (
+            inputs
+            + figures.categorization_input_tokens_at_most
+            + figures.decisive_input_tokens_at_most
+        )
+        calls_most = (
+            figures.calls_to_send + figures.categorizations_at_most + figures.decisive_picks_at_most
+        )
         outputs_most = calls_most * figures.output_tokens_per_call_at_most
         per_in, per_out = (price_in or 0.0) / 1e6, (price_out or 0.0) / 1e6
         document["cost"] = {
@@ -45,6 +51,11 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
         f"({d['tokenizer']}); answers: at most {d['output_tokens_per_call_at_most']:,} "
         "tokens each",
     ]
+    if d["decisive_picks_at_most"]:
+        lines.append(
+            f"decisive_rule judge_pick: at most {d['decisive_picks_at_most']:,} more calls (one "
+            f"per root that does not pass), ~{d['decisive_input_tokens_at_most']:,} input tokens"
+        )
     cost = d["cost"]
     if cost is not None:
         lines.append(

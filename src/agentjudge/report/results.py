@@ -70,6 +70,7 @@ def results_document(
             **(judge_details or {}),
             **stats.as_dict(),
             "steps_judged": acc.step_requests,
+            "decisive_picks": acc.decisive_picks,
             "second_round": {
                 "steps": acc.second_round_steps,
                 "recovered": acc.second_round_recovered,
@@ -113,6 +114,7 @@ def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
         "context_steps": config.context_steps,
         "samples": config.samples,
         "judge_temperature": config.judge_temperature,
+        "decisive_rule": config.decisive_rule,
     }
 
 
@@ -187,6 +189,7 @@ def _tree(tree: TreeResult, training_threshold: float | None) -> dict[str, Any]:
     return {
         "root": tree.root.id,
         "training_eligible": eligible,
+        "decisive_failure": tree.decisive.as_dict() if tree.decisive else None,
         "nodes": [
             _node(nodes[a.id], a, tree.steps.get(a.id, []), tree.criteria.get(a.id, ()))
             for a in tree.aggregates

@@ -15,6 +15,7 @@ from agentjudge.atif import Limits
 from agentjudge.errors import UsageError
 from agentjudge.scoring.aggregate import AggregationMode
 from agentjudge.scoring.criteria import ScoringMode
+from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, DecisiveRule
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(ge=1)]
@@ -41,6 +42,8 @@ class ScoreConfig(BaseModel):
     samples: Positive = 1
     judge_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
     completion_threshold: Unit = 0.5
+    # how the step that made a failed root fail is found (scoring/decisive.py)
+    decisive_rule: DecisiveRule = DEFAULT_DECISIVE_RULE
     max_subagent_depth: Annotated[int, Field(ge=0)] = 3
     partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"
     concurrency_limit: Positive = 16

@@ -3,9 +3,10 @@ store already holds, and what it would cost (`agentjudge score --dry-run`, and t
 checks made before the first call).
 
 Categorization calls depend on the scores (a step is categorized when it scores below
-`failure_threshold`), so they are counted as an upper bound: one per scored step. With
-`samples` K, every step and categorization call is counted K times (each sample is its own
-call and its own verdict-store key). In `auto`
+`failure_threshold`), so they are counted as an upper bound: one per scored step; so are
+the `judge_pick` rule's calls: one per root (as if every root failed). With `samples` K,
+every step and categorization call is counted K times (each sample is its own call and its
+own verdict-store key). In `auto`
 mode the criteria of each task are asked first, and the step prompts then carry them: the
 plan shows the steps with the rubric a failed derivation falls back to, so their tokens are
 close and their store hits a lower bound.
@@ -24,9 +25,10 @@ from agentjudge.errors import InputError
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
+from agentjudge.scoring.decisive_pick import planned_pick_request
 from agentjudge.scoring.plan import derive_request, plan_node
 from agentjudge.scoring.prompts import system_prompt
-from agentjudge.scoring.steps import FileCache, node_steps
+from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 # Without the judge's own tokenizer, a request's tokens are estimated from what BPE
 # tokenizers split text into: words (a short one is about one token, a long one about one
@@ -108,6 +110,8 @@ class PlanFigures:
     categorization_input_tokens_at_most: int = 0
     derivation_input_tokens: int = 0
     output_tokens_per_call_at_most: int = 0
+    decisive_picks_at_most: int = 0  # decisive_rule judge_pick: one per root
+    decisive_input_tokens_at_most: int = 0
 
     @property
     def calls_to_send(self) -> int:
@@ -145,6 +149,8 @@ def estimate_plan(
     for root in roots:
         figures.trajectories += 1
         files = FileCache()
+        scored: dict[str, list[StepView]] = {}  # what a judge_pick request would list
+        task = ""
         for node in root.walk():
             figures.nodes += 1
             if node.problems or node.depth > config.max_subagent_depth:
@@ -162,6 +168,8 @@ def estimate_plan(
                 figures.derivation_input_tokens += tokens(derive)
                 max_tokens = max(max_tokens, derive.max_tokens)
             plan = plan_node(found, node.trajectory_id, rubric, criteria, config, system)
+            scored[node.id] = [planned.view for planned in plan.steps]
+            task = found.task if node is root else task
             for index, planned in enumerate(plan.steps):
                 count = tokens(planned.request)  # the samples differ only in their key
                 figures.step_calls += len(planned.samples)
@@ -174,5 +182,10 @@ def estimate_plan(
                 figures.categorizations_at_most += plan.samples
                 figures.categorization_input_tokens_at_most += tokens(category) * plan.samples
                 max_tokens = max(max_tokens, planned.request.max_tokens, category.max_tokens)
+        if config.decisive_rule == "judge_pick" and any(scored.values()):
+            pick = planned_pick_request(root, scored, task)
+            figures.decisive_picks_at_most += 1
+            figures.decisive_input_tokens_at_most += tokens(pick)
+            max_tokens = max(max_tokens, pick.max_tokens)
     figures.output_tokens_per_call_at_most = max_tokens
     return figures

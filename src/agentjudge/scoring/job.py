@@ -26,9 +26,17 @@ from agentjudge.scoring.aggregate import (
 )
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
+from agentjudge.scoring.decisive import DecisiveFailure
+from agentjudge.scoring.decisive_pick import decisive_failure
 from agentjudge.scoring.plan import NodePlan, derive_request, plan_node
 from agentjudge.scoring.prompts import system_prompt
-from agentjudge.scoring.sampled import chunks, majority_category, mean_scores, per_step
+from agentjudge.scoring.sampled import (
+    chunks,
+    majority_category,
+    mean_scores,
+    per_step,
+    sample_score,
+)
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
@@ -57,6 +65,7 @@ class StepDetail:
     categorization_status: CategorizationStatus | None = None
     category_rationale: str = ""
     sampled: SampledScore | None = None  # with samples > 1: every sample's score
+    agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
 
 
 @dataclass
@@ -65,6 +74,7 @@ class TreeResult:
     aggregates: list[NodeAggregate]
     steps: dict[str, list[StepDetail]]
     criteria: dict[str, tuple[str, ...]]  # node id -> names of the criteria it was scored on
+    decisive: DecisiveFailure | None = None  # where a root that did not pass went wrong
 
 
 @dataclass
@@ -80,6 +90,7 @@ class Accounting:
     auto_fallbacks: int = 0
     second_round_steps: int = 0  # steps judged again after their calls ran out of retries
     second_round_recovered: int = 0  # of them, those that got a verdict
+    decisive_picks: int = 0  # judge calls naming a failed root's decisive step (judge_pick)
 
 
 @dataclass
@@ -196,7 +207,22 @@ class ScoringJob:
         steps = {node.id: r[1] for node, r in zip(nodes, results, strict=True)}
         criteria = {node.id: r[2] for node, r in zip(nodes, results, strict=True)}
         aggregates = aggregate_tree(root, outcomes, self.config.completion_threshold)
-        return TreeResult(root, aggregates, steps, criteria)
+        tree = TreeResult(root, aggregates, steps, criteria)
+        tree.decisive = await self._decisive(tree, files)
+        return tree
+
+    async def _decisive(self, tree: TreeResult, files: FileCache) -> DecisiveFailure | None:
+        """Where the tree's root went wrong, once its steps and categories are judged."""
+        rule, threshold = self.config.decisive_rule, self.config.failure_threshold
+        return await decisive_failure(tree, files, rule, threshold, self._pick)
+
+    async def _pick(self, requests: list[JudgeRequest]) -> list[JudgeOutcome]:
+        self.accounting.decisive_picks += len(requests)
+        self.second_round.started()
+        try:
+            return await self._judge_all(requests)
+        finally:
+            self.second_round.finished()
 
     async def _score_node(
         self, node: Node, files: FileCache, grant: Grant
@@ -270,7 +296,7 @@ class ScoringJob:
                 failure = failure or sampled[0]
                 details.append(self._detail(view, None, sampled[0]))
                 continue
-            step_scores = [_step_score(o, rubric, several) for o in sampled]
+            step_scores = [sample_score(o, rubric, several) for o in sampled]
             summary = sampled_score(step_scores, self.config.failure_threshold)
             score = summary.mean if k > 1 else step_scores[0]
             assert score is not None
@@ -345,14 +371,8 @@ class ScoringJob:
             rationale=verdict.reasoning if verdict else "",
             error=outcome.error,
             error_message=outcome.message,
+            agent_name=view.agent_name,
         )
-
-
-def _step_score(outcome: JudgeOutcome, rubric: Rubric, several: bool) -> float | None:
-    """One sample's step score: its criteria combined by the rubric, or its score."""
-    if outcome.verdict is None:
-        return None
-    return rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score
 
 
 def _with_category(detail: StepDetail, outcomes: Sequence[JudgeOutcome]) -> StepDetail:

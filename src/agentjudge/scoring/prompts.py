@@ -32,6 +32,7 @@ def _template(name: str) -> Template:
 STEP_TEMPLATE = _template("step.v2.txt")
 CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
 DERIVE_SYSTEM = _template("derive.v1.txt").substitute()
+DECISIVE_SYSTEM = _template("decisive.v1.txt").substitute()
 
 
 # The rule again, after the data: a small judge heeds the last words it reads, and a payload

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from agentjudge.judge import JudgeOutcome
 from agentjudge.judge.taxonomy import CATEGORIES
+from agentjudge.scoring.criteria import Rubric
 
 T = TypeVar("T")
 
@@ -74,3 +75,10 @@ def majority_category(outcomes: Sequence[JudgeOutcome]) -> Majority | None:
     winners = [v for v in answered if v.fields["category"] == winner]
     confidence = statistics.fmean(v.score for v in winners)
     return Majority(winner, confidence, winners[0].reasoning)
+
+
+def sample_score(outcome: JudgeOutcome, rubric: Rubric, several: bool) -> float | None:
+    """One sample's step score: its criteria combined by the rubric, or its score."""
+    if outcome.verdict is None:
+        return None
+    return rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score

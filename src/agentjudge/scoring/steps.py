@@ -25,6 +25,8 @@ class StepView:
     is_context: bool
     data: dict[str, Any]
     tool_names: tuple[str, ...]
+    # the speaker a flattened multi-agent transcript names in `extra.agent_name`
+    agent_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ def node_steps(node: Node, files: FileCache) -> NodeSteps:
                     is_context=bool(step.is_copied_context),
                     data=render(step),
                     tool_names=tuple(c.function_name for c in step.tool_calls or ()),
+                    agent_name=_agent_name(step),
                 )
             )
     return NodeSteps(tuple(views), task, reference_id)
@@ -108,6 +111,11 @@ def _at(doc: Trajectory, pointer: str) -> Trajectory:
         assert traj.subagent_trajectories is not None
         traj = traj.subagent_trajectories[int(index)]
     return traj
+
+
+def _agent_name(step: Step) -> str | None:
+    name = (step.extra or {}).get("agent_name")
+    return name if isinstance(name, str) and name else None
 
 
 def _sidechain(step: Step) -> str | None:

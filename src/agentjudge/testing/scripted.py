@@ -9,8 +9,10 @@ one); asked to derive criteria, it answers two (`[[rubric=bad]]` in the task get
 unusable one). `[[samples=0.2,0.9,0.5]]` scripts repeated identical requests (a judge's
 samples): the n-th arrival of the same request body gets the n-th value, cycling (the
 last of it and `[[score=X]]` counts; arrivals are counted under the server's lock, so
-concurrent samples get each value once a cycle, in whatever order). Asked for JSON under a
-schema, the verdict keeps only the schema's top-level properties, as a model held
+concurrent samples get each value once a cycle, in whatever order). Asked for a run's
+decisive step, it names the one a `[[decisive=N]]` marker says (`[[decisive=bad]]`: an
+unusable answer), else the lowest-scoring step listed (the first of equals). Asked for JSON
+under a schema, the verdict keeps only the schema's top-level properties, as a model held
 to that schema would.
 
 Every API dialect reads its requests into a `Prompt`, so the verdict is the same whichever
@@ -38,6 +40,7 @@ FAULT_MARKER = re.compile(
     r"\[\[(category_)?fault=(429|500|502|503|504|529|drop|hang|dribble|redirect)\]\]"
 )
 SAMPLES_MARKER = re.compile(r"\[\[samples=([0-9.]+(?:,[0-9.]+)*)\]\]")
+DECISIVE_MARKER = re.compile(r"\[\[decisive=(\d+|bad)\]\]")
 CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
 ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
 # a case judge's prompt asks for a score "from 1 to N" (graph-agents-cli's wording)
@@ -144,6 +147,8 @@ def answer(
         # a request to derive criteria (auto scoring mode); `[[rubric=bad]]` gets a bad one
         criteria: Any = "not a list" if "[[rubric=bad]]" in text else DERIVED
         return _json(prompt, {"criteria": criteria}, "ok")
+    if '"order": <' in system and malformed is None:
+        return _json(prompt, decisive_pick(text), "ok")
     if malformed == "non_json":
         return Answer("I think this step is fine, maybe 0.7.", None, "non_json")
     if malformed == "empty":
@@ -173,6 +178,21 @@ def answer(
     if categories:
         verdict.update(category=categories[-1], confidence=0.9, rationale="scripted category")
     return _json(prompt, verdict, "ok")
+
+
+def decisive_pick(text: str) -> dict[str, Any]:
+    """The answer to a request naming a run's decisive step: its last `[[decisive=N]]`
+    marker's N (`bad`: an order that is not a number), else the lowest-scoring listed step."""
+    marked = DECISIVE_MARKER.findall(text)
+    if marked:
+        order: Any = "the worst one" if marked[-1] == "bad" else int(marked[-1])
+        return {"reason": "scripted pick", "order": order}
+    listed = []
+    for line in text.partition("<steps>\n")[2].partition("\n</steps>")[0].splitlines():
+        step = json.loads(line)
+        listed.append((step["score"], step["order"]))
+    lowest = min(listed, key=lambda pair: pair[0]) if listed else (None, 0)
+    return {"reason": "scripted pick: the lowest score", "order": lowest[1]}
 
 
 def held_to(schema: dict[str, Any] | None, verdict: dict[str, Any]) -> dict[str, Any]:

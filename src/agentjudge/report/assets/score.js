@@ -69,6 +69,8 @@ function trajectorySection() {
       { width: "86px", key: "complete", label: "Complete", sort: function (r) { return r.complete ? 1 : 0; }, value: function (r) { return r.complete; }, cell: function (r) { return r.complete ? "yes" : badge("no", "warn"); } },
       { width: "64px", key: "steps", label: "Steps", num: true, help: "scored steps in the subtree", sort: function (r) { return r.steps; }, value: function (r) { return numValue(r.steps); }, cell: function (r) { return fmt(r.steps, "int"); } },
       { width: "110px", key: "subagents", label: "Subagents", num: true, sort: function (r) { return r.subagents; }, value: function (r) { return r.subagents; }, cell: function (r) { return r.subagents + (r.omitted ? " + " + r.omitted + " omitted" : ""); } },
+      { width: "170px", key: "decisive", label: "Went wrong at", help: "the decisive failure of a root that did not pass (decisive_rule)", sort: function (r) { return r.decisive ? r.decisive.order : -1; },
+        cell: function (r) { return r.decisive ? h("span", { title: r.decisive.reason || "" }, [wentWrong(r.decisive)]) : ""; } },
       { width: "126px", key: "failures", label: "Below threshold", num: true, help: "steps scored below failure_threshold", sort: function (r) { return r.failures; }, value: function (r) { return r.failures; }, cell: function (r) { return r.failures + (r.errors ? " · " + r.errors + (r.errors === 1 ? " error" : " errors") : ""); } }
     ],
     detail: function (r) { return treeView(r.index); }
@@ -105,12 +107,20 @@ function legend() {
   ]);
 }
 
+/* Where a failed root went wrong: its node's agent, the step, its score and category. */
+function wentWrong(d) {
+  return [d.agent || d.label || "?", " · step " + d.step_id + (d.segment ? " (segment " + d.segment + ")" : "") + " · " + fmt(d.score, "score") + (d.category ? " · " + d.category : "")].join("");
+}
+
 /* The subagent tree of one root: nodes and children are built when first opened. */
 function treeView(rootIndex) {
   var nodes = data.trees[rootIndex];
+  var row = data.roots.filter(function (r) { return r.index === rootIndex; })[0];
   var children = nodes.map(function () { return []; });
   nodes.forEach(function (n, i) { if (n.parent !== null && n.parent !== undefined) children[n.parent].push(i); });
   var tree = h("div", { cls: "tree", "data-tree": rootIndex });
+  var d = row && row.decisive;
+  if (d) tree.appendChild(h("p", { cls: "decisive-line" }, [badge("went wrong", "bad", "decisive_rule " + d.rule), " ", h("b", { text: wentWrong(d) }), h("span", { cls: "muted", text: " in " + (d.label || "?") }), d.reason ? h("span", { cls: "text", text: " — " + d.reason }) : null]));
   tree.appendChild(nodeView(nodes, children, 0, rootIndex, true));
   return tree;
 }
@@ -177,8 +187,8 @@ function stepStrip(n) {
   var strip = h("div", { cls: "strip" });
   var selected = null;
   n.steps.forEach(function (s, k) {
-    var cell = h("button", { type: "button", cls: "cell" + (s.mark !== "ok" ? " " + s.mark : ""), "data-step": k, "data-score": isNum(s.score) ? s.score : "",
-      title: "step " + s.id + " · " + (s.source || "?") + " · " + (s.error ? s.error : fmt(s.score, "score")) + (s.category ? " · " + s.category : "") });
+    var cell = h("button", { type: "button", cls: "cell" + (s.mark !== "ok" ? " " + s.mark : "") + (s.decisive ? " decisive" : ""), "data-step": k, "data-score": isNum(s.score) ? s.score : "",
+      title: "step " + s.id + " · " + (s.source || "?") + " · " + (s.error ? s.error : fmt(s.score, "score")) + (s.category ? " · " + s.category : "") + (s.decisive ? " · where the run went wrong" : "") });
     if (isNum(s.score)) cell.style.background = scoreColor(s.score);
     cell.addEventListener("click", function (ev) {
       ev.stopPropagation();
@@ -198,6 +208,7 @@ function showStep(box, s) {
     h("b", { text: "Step " + s.id }), s.segment ? h("span", { cls: "muted", text: "segment " + s.segment }) : null,
     badge(s.source || "?", ""), scoreCell(s.score),
     s.mark === "fail" ? badge("below threshold", "bad") : null,
+    s.decisive ? badge("decisive", "bad", "where the run went wrong") : null,
     s.error ? badge(s.error, "bad", "judge error") : null
   ]));
   var rows = [];

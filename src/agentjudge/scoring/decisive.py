@@ -1,0 +1,158 @@
+"""Where a run went wrong: the decisive failure of a root that did not pass. Pure.
+
+Execution order across a tree: a node's judged steps in the order it recorded them, and a
+subagent's steps inside the parent step that spawned it (`Node.parent_step_id`): after the
+parent's earlier steps, before that step (which ends when its subagent returns). When the
+spawning step was not judged (copied context, or another source under
+`scored_frames=agent`), the subagent comes before the parent's next judged step; a subagent
+no step spawned (an unreferenced embedded one) comes after its parent's steps. Subagents
+spawned by one step run in the order the tree lists them.
+
+Rules (`decisive_rule`): `first_below_threshold` takes the first step in that order whose
+score is below `failure_threshold` (if none, the lowest-scoring step); `lowest_score` the
+lowest-scoring step (ties: the first); `judge_pick` asks the judge (decisive_pick.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from agentjudge.atif import Node
+
+if TYPE_CHECKING:
+    from agentjudge.scoring.job import TreeResult
+
+DecisiveRule = Literal["first_below_threshold", "lowest_score", "judge_pick"]
+ScoreRule = Literal["first_below_threshold", "lowest_score"]
+# the one place the default is said (config, flag, docs take it from here)
+DEFAULT_DECISIVE_RULE: DecisiveRule = "first_below_threshold"
+# what `judge_pick` records when the judge names no step it was shown
+FALLBACK_RULE: ScoreRule = "first_below_threshold"
+# whether a `judge_pick` answer was used: `picked`, or why not (a fixed kind, as steps have)
+PickStatus = Literal["picked", "invalid_response", "judge_error"]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class OrderedStep:
+    """A judged step of a tree, at its place in execution order (`order`, from 0)."""
+
+    order: int
+    node_id: str
+    agent: str | None  # the step's `extra.agent_name`, else its node's agent name
+    segment: int
+    step_id: int
+    score: float | None
+    category: str | None
+    rationale: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisiveFailure:
+    """The step that made a root fail, the rule that found it, and the judge's reason."""
+
+    rule: DecisiveRule
+    step: OrderedStep
+    reason: str
+    pick_status: PickStatus | None = None  # None unless the rule asked was `judge_pick`
+
+    def as_dict(self) -> dict[str, Any]:
+        """The results' `decisive_failure` of a trajectory."""
+        step = self.step
+        return {
+            "rule": self.rule,
+            "node_id": step.node_id,
+            "agent": step.agent,
+            "segment": step.segment,
+            "step_id": step.step_id,
+            "order": step.order,
+            "score": step.score,
+            "category": step.category,
+            "reason": self.reason,
+            "pick_status": self.pick_status,
+        }
+
+
+def execution_order(
+    root: Node, steps: Mapping[str, Sequence[T]], step_id: Callable[[T], int]
+) -> list[tuple[Node, T]]:
+    """Every item of `steps` (node id -> that node's steps, in its order) with its node, in
+    execution order across `root`'s tree (see the module's docstring)."""
+    out: list[tuple[Node, T]] = []
+    _visit(root, steps, step_id, out)
+    return out
+
+
+def _visit(
+    node: Node,
+    steps: Mapping[str, Sequence[T]],
+    step_id: Callable[[T], int],
+    out: list[tuple[Node, T]],
+) -> None:
+    own = list(steps.get(node.id, ()))
+    ids = [step_id(item) for item in own]
+    inside: dict[int, list[Node]] = {}  # position of the spawning step -> its subagents
+    for child in node.children:
+        inside.setdefault(_spawned_at(ids, child.parent_step_id), []).append(child)
+    for position, item in enumerate(own):
+        for child in inside.get(position, ()):
+            _visit(child, steps, step_id, out)
+        out.append((node, item))
+    for child in inside.get(len(own), ()):
+        _visit(child, steps, step_id, out)
+
+
+def _spawned_at(ids: list[int], parent_step_id: int | None) -> int:
+    """Where a subagent runs among its parent's judged steps (their `ids`): at the step
+    that spawned it, else at the next judged one, else after them all."""
+    if parent_step_id is None:
+        return len(ids)
+    if parent_step_id in ids:
+        return ids.index(parent_step_id)
+    return next((i for i, x in enumerate(ids) if x > parent_step_id), len(ids))
+
+
+def ordered_steps(tree: TreeResult) -> list[OrderedStep]:
+    """Every judged step of a scored tree, in execution order."""
+    pairs = execution_order(tree.root, tree.steps, lambda detail: detail.step_id)
+    return [
+        OrderedStep(
+            order,
+            node.id,
+            detail.agent_name or node.agent_name,
+            detail.segment,
+            detail.step_id,
+            detail.score,
+            detail.category,
+            detail.rationale,
+        )
+        for order, (node, detail) in enumerate(pairs)
+    ]
+
+
+def went_wrong(tree: TreeResult) -> bool:
+    """Whether the root did not pass (a failed root, or one below the completion
+    threshold, or incomplete): its run gets a decisive failure if it has a scored step."""
+    return not tree.aggregates[0].passed
+
+
+def decide(
+    steps: Sequence[OrderedStep], rule: ScoreRule, threshold: float
+) -> DecisiveFailure | None:
+    """The decisive failure among `steps` (in execution order) under a rule that reads the
+    scores; None when no step has a score. `threshold` is the failure threshold."""
+    scored = [s for s in steps if s.score is not None]
+    if not scored:
+        return None
+    lowest = min(scored, key=_score)  # min keeps the first of equals: execution order
+    pick = lowest
+    if rule == "first_below_threshold":
+        pick = next((s for s in scored if _score(s) < threshold), lowest)
+    return DecisiveFailure(rule, pick, pick.rationale)
+
+
+def _score(step: OrderedStep) -> float:
+    assert step.score is not None
+    return step.score
