@@ -4,12 +4,13 @@ Converts the Who&When set (`agentjudge convert who-and-when`, or takes a convert
 with `--converted`), picks a subset (`--files N`: the N runs with fewest steps, ties by
 name; or `--names hand-crafted-1,algorithm-generated-57`), writes its labels beside the
 converted ones and runs `agentjudge calibrate` on them with the given judge (`--judge`,
-`--judge-url`, `--judge-model` as for `score`; no verdict store unless `--cache`;
-`--decisive-rule` picks how score finds where a failed run went wrong, to compare rules).
+`--judge-url`, `--judge-model` as for `score`), once per decisive rule (`--rules`, all
+three by default) over one verdict store made for the run: the steps are judged once, and
+each rule's figures come from the same verdicts.
 
-Prints one JSON line {files, names, steps, labelled_steps, agent_accuracy,
+Prints one JSON line {files, names, steps, rules: {rule: {labelled_steps, agent_accuracy,
 decisive_step_accuracy, step_accuracy, kappa, intervals, no_prediction, unscored_steps,
-calls, seconds, judge, decisive_rule, peak_rss_mb}. Expect low figures: the paper's best
+calls, seconds, judge, peak_rss_mb}}}. Expect low figures: the paper's best
 method (GPT-4o) reached 53.5% agent-level and 14.2% step-level accuracy. A run the judge
 could not score (`skip_failed_trajectory`) counts as no prediction, its steps in
 `unscored_steps`. With the embedded judge (`--judge local`) each step is a call of a few
@@ -31,6 +32,7 @@ from common import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 WHO_AND_WHEN = ROOT.parent / "shared" / "fixtures" / "who-and-when"
+RULES = ("first_below_threshold", "lowest_score", "judge_pick")
 FIGURES = ("agent_accuracy", "decisive_step_accuracy", "step_accuracy", "kappa")
 
 
@@ -66,8 +68,7 @@ def main() -> None:
     parser.add_argument("--judge", default="local")
     parser.add_argument("--judge-url")
     parser.add_argument("--judge-model")
-    parser.add_argument("--cache", action="store_true", help="use the verdict store")
-    parser.add_argument("--decisive-rule", help="score's decisive_rule (a config key)")
+    parser.add_argument("--rules", default=",".join(RULES), help="decisive rules to compare")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.converted or Path(scratch) / "who-and-when"
@@ -83,40 +84,43 @@ def main() -> None:
         command = [
             sys.executable, "-m", "agentjudge", "calibrate", str(chosen), "--json", "--quiet",
             "--judge", args.judge, "--partial-result-policy", "skip_failed_trajectory",
+            "--cache", str(Path(scratch) / "verdicts.sqlite"),
         ]  # fmt: skip
         for flag, value in (("--judge-url", args.judge_url), ("--judge-model", args.judge_model)):
             if value:
                 command += [flag, value]
-        if not args.cache:
-            command.append("--no-cache")
-        if args.decisive_rule:
-            config = Path(scratch) / "config.yaml"
-            config.write_text(f"decisive_rule: {args.decisive_rule}\n")
-            command += ["--config", str(config)]
-        done = measure(command)
-        if done.returncode != 0:
-            sys.exit(f"calibrate failed ({done.returncode}): {done.tail()}")
-    report = json.loads(done.stdout)
-    figures = report["figures"]
+        rules = {rule: run_rule(command, rule) for rule in args.rules.split(",") if rule}
     print(
         json.dumps(
             {
                 "files": len(keys),
                 "names": [Path(key).stem for key in keys],
                 "steps": steps,
-                "labelled_steps": figures["step_accuracy"]["steps"],
-                **{name: figures[name]["value"] for name in FIGURES},
-                "intervals": {name: figures[name]["interval"] for name in FIGURES},
-                "no_prediction": figures["agent_accuracy"]["no_prediction"],
-                "unscored_steps": report["unscored_steps"],
-                "calls": report["judge_usage"]["calls"],
-                "seconds": round(done.seconds, 1),
-                "judge": report["judge"],
-                "decisive_rule": args.decisive_rule or "default",
-                "peak_rss_mb": done.peak_rss_mb,
+                "rules": rules,
             }
         )
     )
+
+
+def run_rule(command: list[str], rule: str) -> dict[str, Any]:
+    """Calibrate under one decisive rule. The verdict store is shared between rules, so
+    only the first run judges the steps; later ones add their own calls (judge_pick)."""
+    done = measure([*command, "--decisive-rule", rule])
+    if done.returncode != 0:
+        sys.exit(f"calibrate failed ({done.returncode}): {done.tail()}")
+    report = json.loads(done.stdout)
+    figures = report["figures"]
+    return {
+        "labelled_steps": figures["step_accuracy"]["steps"],
+        **{name: figures[name]["value"] for name in FIGURES},
+        "intervals": {name: figures[name]["interval"] for name in FIGURES},
+        "no_prediction": figures["agent_accuracy"]["no_prediction"],
+        "unscored_steps": report["unscored_steps"],
+        "calls": report["judge_usage"]["calls"],
+        "seconds": round(done.seconds, 1),
+        "judge": report["judge"],
+        "peak_rss_mb": done.peak_rss_mb,
+    }
 
 
 if __name__ == "__main__":

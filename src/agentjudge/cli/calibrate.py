@@ -24,6 +24,7 @@ from agentjudge.cli.options import (
     ConcurrencyLimit,
     ConfigFile,
     ContextSteps,
+    DecisiveRule,
     FailureThreshold,
     Judge,
     JudgeApiKeyFile,
@@ -83,6 +84,7 @@ def calibrate_command(
     failure_threshold: FailureThreshold = None,
     samples: Samples = None,
     judge_temperature: JudgeTemperature = None,
+    decisive_rule: DecisiveRule = None,
     completion_threshold: CompletionThreshold = None,
     max_subagent_depth: MaxSubagentDepth = None,
     partial_result_policy: PartialResultPolicy = None,
@@ -124,6 +126,9 @@ def calibrate_command(
     with tempfile.TemporaryDirectory(prefix="agentjudge-calibrate-") as scratch:
         results = score_output or Path(scratch) / "score-results.json"
         overrides = config_overrides({**flags, "paths": paths, "output": str(results)})
+        # every labelled run gets a decisive step, also one the judge passed: the labels,
+        # not the judge, say which runs failed
+        overrides["decisive_roots"] = "all"
         config = load_config(config_file, overrides)
         document = run_calibration(config, label_set, labels, quiet)
     if document is None:

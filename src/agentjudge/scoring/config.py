@@ -44,6 +44,9 @@ class ScoreConfig(BaseModel):
     completion_threshold: Unit = 0.5
     # how the step that made a failed root fail is found (scoring/decisive.py)
     decisive_rule: DecisiveRule = DEFAULT_DECISIVE_RULE
+    # which roots get one: those that did not pass, or every root (calibrate: the labels,
+    # not the judge, say which runs failed)
+    decisive_roots: Literal["failed", "all"] = "failed"
     max_subagent_depth: Annotated[int, Field(ge=0)] = 3
     partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"
     concurrency_limit: Positive = 16

@@ -47,7 +47,7 @@ def summary_line(step: OrderedStep) -> str:
     return quote(summary)
 
 
-def pick_request(task: str, steps: Sequence[OrderedStep]) -> JudgeRequest:
+def pick_request(task: str, steps: Sequence[OrderedStep], temperature: float = 0.0) -> JudgeRequest:
     """The request naming the decisive step among `steps` (the scored ones, in execution
     order) of a run whose task is `task` (unquoted)."""
     lines = "\n".join(summary_line(s) for s in steps)
@@ -62,11 +62,12 @@ def pick_request(task: str, steps: Sequence[OrderedStep]) -> JudgeRequest:
         max_tokens=PICK_MAX_TOKENS,
         answer="decisive",
         choices=tuple(s.order for s in steps),
+        temperature=temperature,
     )
 
 
 def planned_pick_request(
-    root: Node, steps: Mapping[str, Sequence[StepView]], task: str
+    root: Node, steps: Mapping[str, Sequence[StepView]], task: str, temperature: float = 0.0
 ) -> JudgeRequest:
     """A root's pick request as a dry run counts it, before any step is judged: every
     step to score listed (`steps`: node id -> its steps to score), each with a rationale
@@ -85,7 +86,7 @@ def planned_pick_request(
         )
         for order, (node, view) in enumerate(pairs)
     ]
-    return pick_request(task, listed)
+    return pick_request(task, listed, temperature)
 
 
 def picked(
@@ -110,11 +111,13 @@ async def decisive_failure(
     rule: DecisiveRule,
     threshold: float,
     judge_all: JudgeAll,
+    temperature: float = 0.0,
+    every_root: bool = False,
 ) -> DecisiveFailure | None:
-    """A scored tree's decisive failure under `rule` (None for a root that passed, or one
-    with no scored step); `judge_pick` asks `judge_all` once, with the root's task (read
-    through `files`, the tree's)."""
-    if not went_wrong(tree):
+    """A scored tree's decisive failure under `rule` (None for a root that passed, unless
+    `every_root`, or one with no scored step); `judge_pick` asks `judge_all` once, with
+    the root's task (read through `files`, the tree's)."""
+    if not (every_root or went_wrong(tree)):
         return None
     scored = [s for s in ordered_steps(tree) if s.score is not None]
     if not scored:
@@ -125,5 +128,5 @@ async def decisive_failure(
         task = node_steps(tree.root, files).task
     except (InputError, OSError):  # the file changed since it was scored: ask without it
         task = ""
-    (outcome,) = await judge_all([pick_request(task, scored)])
+    (outcome,) = await judge_all([pick_request(task, scored, temperature)])
     return picked(scored, outcome, threshold)

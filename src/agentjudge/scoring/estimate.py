@@ -183,7 +183,7 @@ def estimate_plan(
                 figures.categorization_input_tokens_at_most += tokens(category) * plan.samples
                 max_tokens = max(max_tokens, planned.request.max_tokens, category.max_tokens)
         if config.decisive_rule == "judge_pick" and any(scored.values()):
-            pick = planned_pick_request(root, scored, task)
+            pick = planned_pick_request(root, scored, task, config.judge_temperature)
             figures.decisive_picks_at_most += 1
             figures.decisive_input_tokens_at_most += tokens(pick)
             max_tokens = max(max_tokens, pick.max_tokens)

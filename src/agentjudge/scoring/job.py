@@ -213,8 +213,16 @@ class ScoringJob:
 
     async def _decisive(self, tree: TreeResult, files: FileCache) -> DecisiveFailure | None:
         """Where the tree's root went wrong, once its steps and categories are judged."""
-        rule, threshold = self.config.decisive_rule, self.config.failure_threshold
-        return await decisive_failure(tree, files, rule, threshold, self._pick)
+        config = self.config
+        return await decisive_failure(
+            tree,
+            files,
+            config.decisive_rule,
+            config.failure_threshold,
+            self._pick,
+            config.judge_temperature,
+            every_root=config.decisive_roots == "all",
+        )
 
     async def _pick(self, requests: list[JudgeRequest]) -> list[JudgeOutcome]:
         self.accounting.decisive_picks += len(requests)
