@@ -1,0 +1,1 @@
+"""How far the judge's numbers can be trusted: intervals and paired comparisons (pure, no I/O)."""
