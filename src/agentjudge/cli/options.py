@@ -24,6 +24,21 @@ NoCache = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
 ]
 
+BootstrapSeed = Annotated[
+    int | None,
+    _opt("--bootstrap-seed", "Seed of the bootstrap intervals (reproducible) [0]."),
+]
+BootstrapResamples = Annotated[
+    int | None,
+    typer.Option(
+        "--bootstrap-resamples",
+        min=10,
+        max=100_000,
+        help="Resamples of the bootstrap intervals [1000].",
+        show_default=False,
+    ),
+]
+
 # --- validate
 
 Paths = Annotated[list[Path], typer.Argument(help="ATIF files or folders (searched recursively).")]
