@@ -6,7 +6,12 @@ import random
 
 import pytest
 
-from agentjudge.scoring.aggregate import AggregationMode, NodeAggregate, collection_metrics
+from agentjudge.scoring.aggregate import (
+    AggregationMode,
+    NodeAggregate,
+    NodeStatus,
+    collection_metrics,
+)
 from agentjudge.trust.intervals import (
     Bootstrap,
     interval_record,
@@ -21,7 +26,7 @@ MODES: tuple[AggregationMode, ...] = ("flat", "hierarchical", "separate")
 
 
 def _node(node_id: str, parent: str | None, own: float | None, steps: int) -> NodeAggregate:
-    status = "scored" if own is not None else "failed"
+    status: NodeStatus = "scored" if own is not None else "failed"
     return NodeAggregate(
         node_id, parent, 0 if parent is None else 1, status, None,
         own, steps if own is not None else 0, own, steps, True, True, 0, True,
