@@ -298,6 +298,22 @@ FailOnRegression = Annotated[
     bool, typer.Option("--fail-on-regression", help="Exit 1 when anything regressed.")
 ]
 CompareJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+AllowIncomparable = Annotated[
+    bool,
+    typer.Option(
+        "--allow-incomparable",
+        help="Score results: compare runs whose judge, prompt, scoring mode or rubric differ.",
+    ),
+]
+Significance = Annotated[
+    float,
+    typer.Option(
+        "--significance",
+        min=0.0,
+        max=1.0,
+        help="Score results: the p-value under which a mean drop is a regression.",
+    ),
+]
 
 # --- analyze
 

@@ -264,13 +264,15 @@ def _step(step: StepDetail) -> dict[str, Any]:
 
 
 def summary_line(document: dict[str, Any], path: Path) -> str:
-    """One line for logs: status, the three metrics, completeness, where the results are."""
+    """One line for logs: status, the three metrics (the score with its interval),
+    completeness, where the results are."""
     metrics = document["metrics"]
     score = metrics["atif_overall_score"]
+    bounds = (document.get("metrics_interval") or {}).get("atif_overall_score")
     status = document["status"] + (f" ({document['error']['type']})" if document["error"] else "")
     return (
         f"agentjudge score: {status}; atif_overall_score="
-        f"{'-' if score is None else f'{score:.4f}'} atif_trajectory_count="
+        f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
         f"{str(document['run_metadata']['atif_complete']).lower()}; results in {path}"
