@@ -43,8 +43,10 @@ from agentjudge.cases.loading import (
     trace_files,
 )
 from agentjudge.cases.outcome import gate, run_warnings
+from agentjudge.cases.outcome.intervals import rate_intervals
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
+from agentjudge.trust.intervals import Bootstrap
 
 if TYPE_CHECKING:
     from agentjudge.judge.stats import ClientStats
@@ -67,6 +69,8 @@ class GradeOptions:
     use_store: bool = True  # --no-cache turns it off
     store_path: str | None = None  # else the default path
     root: Path | None = None  # the project folder; found from the working directory if None
+    bootstrap_seed: int = 0  # the rates' bootstrap intervals (reproducible)
+    bootstrap_resamples: int = 1000
 
 
 @dataclass(slots=True)
@@ -165,6 +169,8 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
     checked = _check(inputs, note)
     judged = _judge(options, inputs, checked, progress, note)
     document = _document(inputs, checked, judged, graded_at)
+    bootstrap = Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
+    document["metrics_interval"] = rate_intervals(checked.grades, bootstrap)
     write_atomic(inputs.output, document, indent=2)
     return GradeRun(document, inputs.output, document["summary"]["exit_code"], judged.stats)
 

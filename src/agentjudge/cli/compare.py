@@ -89,7 +89,7 @@ def _compare_scores(
         (paths[0].name, paths[1].name),
         allow_incomparable=allow_incomparable,
         significance=significance,
-        bootstrap=Bootstrap(seed=seed or 0, resamples=resamples or 1000),
+        bootstrap=Bootstrap(seed=0 if seed is None else seed, resamples=resamples or 1000),
     )
     if as_json:
         typer.echo(score_compare_json(report))

@@ -2,7 +2,8 @@
 
 It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
 (`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`),
-plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--quiet`).
+plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--quiet`,
+`--bootstrap-seed`, `--bootstrap-resamples`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
 from agentjudge.cli.options import (
+    BootstrapResamples,
+    BootstrapSeed,
     Concurrency,
     Dataset,
     EvalConfigFile,
@@ -59,6 +62,8 @@ def grade_command(
     concurrency: Concurrency = 16,
     no_cache: NoCache = False,
     quiet: GradeQuiet = False,
+    bootstrap_seed: BootstrapSeed = None,
+    bootstrap_resamples: BootstrapResamples = None,
 ) -> int:
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
 
@@ -85,6 +90,8 @@ def grade_command(
         judge_ca_bundle=judge_ca_bundle,
         concurrency=concurrency,
         use_store=not no_cache,
+        bootstrap_seed=0 if bootstrap_seed is None else bootstrap_seed,
+        bootstrap_resamples=bootstrap_resamples or 1000,
     )
     bar = Progress(
         TextColumn("judging"),
