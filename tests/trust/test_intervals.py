@@ -12,14 +12,8 @@ from agentjudge.scoring.aggregate import (
     NodeStatus,
     collection_metrics,
 )
-from agentjudge.trust.intervals import (
-    Bootstrap,
-    interval_record,
-    overall_score_interval,
-    rate_interval,
-    root_terms,
-    with_interval,
-)
+from agentjudge.scoring.score_interval import overall_score_interval, root_terms
+from agentjudge.trust.intervals import Bootstrap, interval_record, rate_interval, with_interval
 from agentjudge.trust.resample import binomial, proportion_interval, ratio_interval
 
 MODES: tuple[AggregationMode, ...] = ("flat", "hierarchical", "separate")
