@@ -188,3 +188,28 @@ def test_the_score_interval_is_seeded_and_shown(tmp_path: Path, server: JudgeSer
     runs = tmp_path / "a-runs"
     line = score(runs, *judge_flags(server), *flags, "-o", "c.json", cwd=tmp_path).stderr
     assert f"atif_overall_score={sum(scores) / 40:.4f} (95% CI {low:.4f}\u2013{high:.4f})" in line
+
+
+def test_auto_rubrics_are_stored_in_full_and_compared(tmp_path: Path, server: JudgeServer) -> None:
+    def auto_run(name: str, task: str) -> Path:
+        root = doc(2, trajectory_id="t000")
+        root["steps"][0]["message"] = task
+        root["steps"][1]["message"] = "edit [[score.correctness=1.0]] [[score.efficiency=0.0]]"
+        write(tmp_path / f"{name}-runs" / "t000.json", root)
+        run = score(tmp_path / f"{name}-runs", *judge_flags(server), "--scoring-mode", "auto",
+                    "-o", f"{name}.json", cwd=tmp_path)  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        return tmp_path / f"{name}.json"
+
+    derived = auto_run("derived", "Refactor the parser")
+    fallback = auto_run("fallback", "Refactor the parser [[rubric=bad]]")
+    rubric = json.loads(derived.read_text())["trajectories"][0]["nodes"][0]["rubric"]
+    assert [(c["name"], c["weight"]) for c in rubric["criteria"]] == [
+        ("correctness", 3.0), ("efficiency", 1.0),
+    ]  # fmt: skip
+    assert all(c["description"] for c in rubric["criteria"])
+    # the same run settings and run rubric: only the rubric derived for the task differs
+    run = compare(derived, fallback, cwd=tmp_path)
+    assert run.returncode == 3
+    assert "runs are not comparable: rubric differs (trajectory t000)" in run.stderr
+    assert compare(derived, derived, cwd=tmp_path).returncode == 0
