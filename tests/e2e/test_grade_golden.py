@@ -22,7 +22,7 @@ from tests.conftest import SHARED
 
 GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden"
 VOLATILE = {"graded_at", "traces_files", "dataset_paths", "config", "warnings"}
-OURS = {"judge_usage"}  # keys agentjudge adds (never renames or drops one)
+OURS = {"judge_usage", "metrics_interval"}  # keys agentjudge adds (never renames or drops one)
 
 
 def run_grade(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -74,6 +74,15 @@ def test_basic_golden_results_reproduce(tmp_path: Path, name: str, code: int) ->
     text = (root / "out.json").read_text()
     assert text.endswith("}\n")
     assert text.startswith('{\n  "dataset_hash"')  # indent=2, as graph-agents-cli writes it
+    # ours: the pass rates' bootstrap intervals, and the pass rate with it on the console
+    interval = ours["metrics_interval"]
+    assert (interval["level"], interval["resamples"], interval["seed"]) == (0.95, 1000, 0)
+    passed, planned = ours["summary"]["passed"], ours["planned"]
+    if passed in (0, planned):  # every resample has the same rate
+        assert interval["pass_rate"] == [passed / planned] * 2
+    low, high = interval["pass_rate"]
+    assert low <= passed / planned <= high
+    assert f"pass rate: {passed / planned:.0%} (95% CI {low:.0%}\u2013{high:.0%})" in done.stdout
 
 
 @pytest.mark.parametrize(("name", "code"), [("t1", 2), ("t2", 0)])

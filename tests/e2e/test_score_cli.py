@@ -95,6 +95,11 @@ def test_exact_metrics_for_each_mode(
     assert data["metrics"]["atif_failure_categorization_rate"] == 1.0
     assert data["run_metadata"]["atif_complete"] is True
     assert data["run_parameters"]["subagent_aggregation"] == mode
+    # one root: every resample is that root, so the interval is the score itself
+    assert data["metrics_interval"] == {
+        "atif_overall_score": [pytest.approx(expected)] * 2,
+        "level": 0.95, "resamples": 1000, "seed": 0,
+    }  # fmt: skip
     root, child = data["trajectories"][0]["nodes"]
     assert [s["score"] for s in root["steps"]] == [1.0, 0.5, 0.0]
     assert root["steps"][2]["category"] == "context_loss"
@@ -384,7 +389,8 @@ def test_ci_output_is_one_summary_line(tmp_path: Path, server: JudgeServer) -> N
     assert run.returncode == 0
     assert run.stdout == ""
     assert run.stderr.strip() == (
-        "agentjudge score: succeeded; atif_overall_score=0.6000 atif_trajectory_count=2 "
+        "agentjudge score: succeeded; atif_overall_score=0.6000 (95% CI 0.6000\u20130.6000) "
+        "atif_trajectory_count=2 "
         "atif_failure_categorization_rate=1.0 atif_complete=true; results in out.json"
     )
     quiet = score(runs, *judge_flags(server), "--quiet", "-o", "out.json", cwd=tmp_path)

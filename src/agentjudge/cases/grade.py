@@ -45,10 +45,12 @@ from agentjudge.cases.loading import (
     trace_files,
 )
 from agentjudge.cases.outcome import gate, run_warnings
+from agentjudge.cases.outcome.intervals import rate_intervals
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import temperature_note
+from agentjudge.trust.intervals import Bootstrap
 
 if TYPE_CHECKING:
     from agentjudge.judge.stats import ClientStats
@@ -74,6 +76,8 @@ class GradeOptions:
     temperature: float | None = None  # the judge's [judge.temperature, else 0]
     fail_on_unstable: bool = False  # an unstable case fails the gate (exit 1)
     root: Path | None = None  # the project folder; found from the working directory if None
+    bootstrap_seed: int = 0  # the rates' bootstrap intervals (reproducible)
+    bootstrap_resamples: int = 1000
 
 
 @dataclass(slots=True)
@@ -181,6 +185,8 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
         note(sampling)
     judged = _judge(options, inputs, checked, progress, note)
     document = _document(inputs, checked, judged, graded_at, options.fail_on_unstable)
+    bootstrap = Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
+    document["metrics_interval"] = rate_intervals(checked.grades, bootstrap)
     write_atomic(inputs.output, document, indent=2)
     return GradeRun(document, inputs.output, document["summary"]["exit_code"], judged.stats)
 

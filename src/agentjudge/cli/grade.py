@@ -3,7 +3,7 @@
 It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
 (`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`),
 plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--samples`,
-`--temperature`, `--fail-on-unstable`, `--quiet`).
+`--temperature`, `--fail-on-unstable`, `--quiet`, `--bootstrap-seed`, `--bootstrap-resamples`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
 from agentjudge.cli.options import (
+    BootstrapResamples,
+    BootstrapSeed,
     Concurrency,
     Dataset,
     EvalConfigFile,
@@ -66,6 +68,8 @@ def grade_command(
     temperature: GradeTemperature = None,
     fail_on_unstable: FailOnUnstable = False,
     quiet: GradeQuiet = False,
+    bootstrap_seed: BootstrapSeed = None,
+    bootstrap_resamples: BootstrapResamples = None,
 ) -> int:
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
 
@@ -96,6 +100,8 @@ def grade_command(
         samples=samples,
         temperature=temperature,
         fail_on_unstable=fail_on_unstable,
+        bootstrap_seed=0 if bootstrap_seed is None else bootstrap_seed,
+        bootstrap_resamples=bootstrap_resamples or 1000,
     )
     bar = Progress(
         TextColumn("judging"),

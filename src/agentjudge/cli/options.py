@@ -24,6 +24,21 @@ NoCache = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
 ]
 
+BootstrapSeed = Annotated[
+    int | None,
+    _opt("--bootstrap-seed", "Seed of the bootstrap intervals (reproducible) [0]."),
+]
+BootstrapResamples = Annotated[
+    int | None,
+    typer.Option(
+        "--bootstrap-resamples",
+        min=10,
+        max=100_000,
+        help="Resamples of the bootstrap intervals [1000].",
+        show_default=False,
+    ),
+]
+
 # --- shared by score and grade: repeated judge samples (judge/samples.py)
 
 SAMPLES_HELP = "Judge answers per step / per judge metric; the score is their mean"
@@ -314,6 +329,22 @@ FailOnRegression = Annotated[
     bool, typer.Option("--fail-on-regression", help="Exit 1 when anything regressed.")
 ]
 CompareJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+AllowIncomparable = Annotated[
+    bool,
+    typer.Option(
+        "--allow-incomparable",
+        help="Score results: compare runs whose judge, prompt, scoring mode or rubric differ.",
+    ),
+]
+Significance = Annotated[
+    float,
+    typer.Option(
+        "--significance",
+        min=0.0,
+        max=1.0,
+        help="Score results: the p-value under which a mean drop is a regression.",
+    ),
+]
 
 # --- analyze
 

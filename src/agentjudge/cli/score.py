@@ -16,6 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentjudge.atif import Node
 from agentjudge.cli.options import (
     BenchmarkName,
+    BootstrapResamples,
+    BootstrapSeed,
     CachePath,
     CompletionThreshold,
     ConcurrencyLimit,
@@ -137,6 +139,8 @@ def score_command(
     max_total_steps: ScoreMaxTotal = None,
     fail_under: FailUnder = None,
     training_threshold: TrainingThreshold = None,
+    bootstrap_seed: BootstrapSeed = None,
+    bootstrap_resamples: BootstrapResamples = None,
     no_cache: NoCache = False,
     cache_path: CachePath = None,
     judge: Judge = None,

@@ -19,9 +19,11 @@ from agentjudge.judge import ClientStats
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
-from agentjudge.scoring.criteria import Criteria
+from agentjudge.scoring.criteria import Criteria, Rubric
 from agentjudge.scoring.job import JobResult, StepDetail, TreeResult
 from agentjudge.scoring.prompts import PROMPT_VERSION
+from agentjudge.scoring.score_interval import overall_score_interval
+from agentjudge.trust.intervals import Bootstrap, interval_record, with_interval
 
 RESULTS_SCHEMA = "agentjudge.score/v1"
 
@@ -56,6 +58,7 @@ def results_document(
             "atif_trajectory_count": metrics.trajectory_count if metrics else 0,
             "atif_failure_categorization_rate": metrics.categorization_rate if metrics else None,
         },
+        "metrics_interval": score_interval(result, config),
         "run_parameters": run_parameters(config, judge),
         "run_metadata": {
             "atif_complete": result.complete,
@@ -115,7 +118,20 @@ def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
         "samples": config.samples,
         "judge_temperature": config.judge_temperature,
         "decisive_rule": config.decisive_rule,
+        "bootstrap_seed": config.bootstrap_seed,
+        "bootstrap_resamples": config.bootstrap_resamples,
     }
+
+
+def score_interval(result: JobResult, config: ScoreConfig) -> dict[str, Any]:
+    """The results' `metrics_interval`: the bootstrap interval of `atif_overall_score` over
+    root trees (null when the run has no overall score)."""
+    bootstrap = Bootstrap(config.bootstrap_seed, config.bootstrap_resamples)
+    bounds = None
+    if result.metrics is not None:
+        trees = [tree.aggregates for tree in result.trees]
+        bounds = overall_score_interval(trees, config.subagent_aggregation, bootstrap)
+    return interval_record({"atif_overall_score": bounds}, bootstrap)
 
 
 def failure_categories(trees: list[TreeResult]) -> dict[str, int]:
@@ -192,6 +208,7 @@ def _tree(tree: TreeResult, training_threshold: float | None) -> dict[str, Any]:
         "decisive_failure": tree.decisive.as_dict() if tree.decisive else None,
         "nodes": [
             _node(nodes[a.id], a, tree.steps.get(a.id, []), tree.criteria.get(a.id, ()))
+            | {"rubric": _rubric(tree.rubrics.get(a.id))}
             for a in tree.aggregates
         ],
     }
@@ -236,6 +253,11 @@ def _node(
     }
 
 
+def _rubric(rubric: Rubric | None) -> dict[str, Any] | None:
+    # in full (descriptions, weights, how they combine): `compare` checks runs agree on it
+    return None if rubric is None else rubric.model_dump(mode="json")
+
+
 def _step(step: StepDetail) -> dict[str, Any]:
     return {
         "segment": step.segment,
@@ -257,13 +279,15 @@ def _step(step: StepDetail) -> dict[str, Any]:
 
 
 def summary_line(document: dict[str, Any], path: Path) -> str:
-    """One line for logs: status, the three metrics, completeness, where the results are."""
+    """One line for logs: status, the three metrics (the score with its interval),
+    completeness, where the results are."""
     metrics = document["metrics"]
     score = metrics["atif_overall_score"]
+    bounds = (document.get("metrics_interval") or {}).get("atif_overall_score")
     status = document["status"] + (f" ({document['error']['type']})" if document["error"] else "")
     return (
         f"agentjudge score: {status}; atif_overall_score="
-        f"{'-' if score is None else f'{score:.4f}'} atif_trajectory_count="
+        f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
         f"{str(document['run_metadata']['atif_complete']).lower()}; results in {path}"
@@ -290,7 +314,8 @@ def summary_table(document: dict[str, Any], console: Console) -> None:
         "status",
         document["status"] + (f" ({document['error']['type']})" if document["error"] else ""),
     )
-    table.add_row("atif_overall_score", "-" if score is None else f"{score:.4f}")
+    bounds = (document.get("metrics_interval") or {}).get("atif_overall_score")
+    table.add_row("atif_overall_score", "-" if score is None else with_interval(score, bounds))
     table.add_row("atif_trajectory_count", str(metrics["atif_trajectory_count"]))
     table.add_row("atif_failure_categorization_rate", "-" if rate is None else f"{rate:.4f}")
     table.add_row("atif_complete", str(document["run_metadata"]["atif_complete"]).lower())

@@ -66,6 +66,9 @@ class ScoreConfig(BaseModel):
     # roots at or above it (complete, not failed) are eligible as training data
     training_threshold: Unit | None = None
     output: str = "agentjudge-results.json"
+    # the bootstrap interval of atif_overall_score: its seed and resamples (reproducible)
+    bootstrap_seed: int = 0
+    bootstrap_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
     # the verdict store (`--no-cache`, `--cache`): keys users write, kept as they were named
     cache: bool = True
     cache_path: str | None = None

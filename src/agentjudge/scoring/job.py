@@ -75,6 +75,9 @@ class TreeResult:
     steps: dict[str, list[StepDetail]]
     criteria: dict[str, tuple[str, ...]]  # node id -> names of the criteria it was scored on
     decisive: DecisiveFailure | None = None  # where a root that did not pass went wrong
+    # node id -> the full rubric it was scored on (auto mode: the one derived for its task);
+    # `compare` refuses runs whose rubrics differ
+    rubrics: dict[str, Rubric] = field(default_factory=dict)
 
 
 @dataclass
@@ -205,9 +208,10 @@ class ScoringJob:
         results = await asyncio.gather(*(self._score_node(node, files, grant) for node in nodes))
         outcomes = {node.id: r[0] for node, r in zip(nodes, results, strict=True)}
         steps = {node.id: r[1] for node, r in zip(nodes, results, strict=True)}
-        criteria = {node.id: r[2] for node, r in zip(nodes, results, strict=True)}
+        rubrics = {node.id: r[2] for node, r in zip(nodes, results, strict=True) if r[2]}
+        criteria = {key: tuple(c.name for c in r.criteria) for key, r in rubrics.items()}
         aggregates = aggregate_tree(root, outcomes, self.config.completion_threshold)
-        tree = TreeResult(root, aggregates, steps, criteria)
+        tree = TreeResult(root, aggregates, steps, criteria, rubrics=rubrics)
         tree.decisive = await self._decisive(tree, files)
         return tree
 
@@ -234,22 +238,22 @@ class ScoringJob:
 
     async def _score_node(
         self, node: Node, files: FileCache, grant: Grant
-    ) -> tuple[NodeOutcome, list[StepDetail], tuple[str, ...]]:
+    ) -> tuple[NodeOutcome, list[StepDetail], Rubric | None]:
         if node.problems:
-            return self._fail(node, "invalid_input"), [], ()
+            return self._fail(node, "invalid_input"), [], None
         if node.depth > self.config.max_subagent_depth:
-            return NodeOutcome("unscored", reason="depth_limit"), [], ()
+            return NodeOutcome("unscored", reason="depth_limit"), [], None
         try:
             found = node_steps(node, files)
         except (InputError, OSError):
             # the file changed or vanished since it was validated
-            return self._fail(node, "input_changed"), [], ()
+            return self._fail(node, "input_changed"), [], None
         rubric = self.criteria.rubric
         if self.criteria.mode == "auto":
             rubric = await self._derive(found.task)
         outcome, details = await self._judge_steps(node, found, rubric, grant)
         self.on_step(node.steps)  # counted as in steps_to_judge, whatever scored_frames skips
-        return outcome, details, tuple(c.name for c in rubric.criteria)
+        return outcome, details, rubric
 
     async def _derive(self, task: str) -> Rubric:
         """The criteria for `task` (auto mode): asked once per distinct task in a run."""

@@ -16,6 +16,7 @@ from rich.table import Table
 from agentjudge.cases.outcome.gate import STATUSES
 from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
+from agentjudge.trust.intervals import with_interval
 
 MAX_CASE_ROWS = 20
 _STYLE = {PASSED: "green", QUALITY: "yellow", FAILED: "red", ERROR: "red", MISSING: "magenta"}
@@ -37,8 +38,14 @@ def print_summary(document: dict[str, Any], console: Console) -> None:
         table.add_row(f"[{style}]{status}[/{style}]", str(summary[status]))
     table.add_row("[bold]planned[/bold]", str(document["planned"]))
     console.print(table)
+    intervals = document.get("metrics_interval") or {}
+    if document["planned"]:
+        rate = with_interval(
+            summary[PASSED] / document["planned"], intervals.get("pass_rate"), ".0%"
+        )
+        console.print(f"pass rate: {rate}")
     if document["quality"]:
-        console.print(_quality_table(document["quality"]))
+        console.print(_quality_table(document["quality"], intervals.get("metrics") or {}))
     flagged = [c for c in document["cases"] if c["status"] != PASSED]
     if flagged:
         cases = Table(title="Cases needing attention", show_header=True, header_style="bold")
@@ -71,7 +78,7 @@ def print_summary(document: dict[str, Any], console: Console) -> None:
     console.print(f"result: {_VERDICT.get(code, str(code))} (exit code {code}){caveat}")
 
 
-def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
+def _quality_table(quality: dict[str, dict[str, Any]], intervals: dict[str, Any]) -> Table:
     table = Table(title="Quality metrics", show_header=True, header_style="bold")
     for name, justify in (("Metric", "left"), ("Pass rate", "right"), ("Passed/scored", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -87,7 +94,7 @@ def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
             met_text = "[green]yes[/green]" if met else "[red]no[/red]"
         table.add_row(
             escape(name),
-            "n/a" if rate is None else f"{rate:.0%}",
+            "n/a" if rate is None else with_interval(rate, intervals.get(name), ".0%"),
             f"{entry['passed']}/{entry['scored']}",
             f"{entry['min_pass_rate']:.0%}",
             met_text,
