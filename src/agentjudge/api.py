@@ -23,7 +23,8 @@ from agentjudge.report.training import SELECTIONS, Selection, manifest_path, tra
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
 from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan
-from agentjudge.scoring.job import JobResult, ScoringJob, load_roots
+from agentjudge.scoring.job import ScoringJob, load_roots
+from agentjudge.scoring.scored import JobResult
 
 # (roots, steps to judge, the job) -> a callback taking the steps judged so far
 Progress = Callable[[list[Node], int, JudgeClient], Callable[[int], None]]

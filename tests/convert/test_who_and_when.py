@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from agentjudge.atif import load_trees
+from agentjudge.calibration.labels import load_labels
 from agentjudge.cli import main
 from agentjudge.convert.folder import convert_who_and_when
 from agentjudge.errors import InputError, UsageError
-from agentjudge.trust.labels import load_labels
 from tests.conftest import SHARED
 
 WHO_AND_WHEN = SHARED / "fixtures" / "who-and-when"

@@ -13,9 +13,10 @@ from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.verdict import Verdict
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
-from agentjudge.scoring.job import JobResult, ScoringJob, load_roots
+from agentjudge.scoring.job import ScoringJob, load_roots
 from agentjudge.scoring.plan import derive_request, plan_node
 from agentjudge.scoring.sampled import chunks, majority_category, mean_scores, per_step
+from agentjudge.scoring.scored import JobResult
 from agentjudge.scoring.steps import FileCache, node_steps
 from tests.atif.docs import doc, write
 

@@ -61,8 +61,8 @@ from agentjudge.scoring.config import ScoreConfig, load_config
 
 if TYPE_CHECKING:
     from agentjudge.atif import Node
+    from agentjudge.calibration.labels import LabelSet
     from agentjudge.judge.client import JudgeClient
-    from agentjudge.trust.labels import LabelSet
 
 # calibrate's own flags: the rest are score's configuration keys
 _OWN = frozenset({"labels", "as_json", "output", "score_output", "min_kappa", "quiet"})
@@ -117,7 +117,7 @@ def calibrate_command(
     """
     # first, while the arguments are the only locals: most flags are configuration keys
     flags = {k: v for k, v in locals().items() if k not in _OWN}
-    from agentjudge.trust.labels import load_labels, trajectory_file
+    from agentjudge.calibration.labels import load_labels, trajectory_file
 
     label_set = load_labels(labels)
     if output is not None:
@@ -151,8 +151,8 @@ def run_calibration(
     """Score the labelled trajectories and measure the judge against the labels; None (the
     error said on stderr) when the scoring job failed."""
     from agentjudge.api import score_trajectories
-    from agentjudge.trust.calibration import calibration_document
-    from agentjudge.trust.matching import agreements
+    from agentjudge.calibration.figures import calibration_document
+    from agentjudge.calibration.matching import agreements
 
     console = Console(stderr=True, soft_wrap=True)
     bar = Progress(

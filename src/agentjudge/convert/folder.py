@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentjudge.calibration.labels import labels_document
 from agentjudge.convert.who_and_when import (
     SOURCE,
     check_run,
@@ -16,7 +17,6 @@ from agentjudge.convert.who_and_when import (
 from agentjudge.errors import InputError, Problem, UsageError
 from agentjudge.files import read_json, write_atomic
 from agentjudge.scoring.criteria import DEFAULT_RUBRIC
-from agentjudge.trust.labels import labels_document
 
 TRAJECTORIES = "trajectories"  # OUT's subfolder: `validate`/`score` take it whole
 LABELS = "labels.json"

@@ -20,9 +20,9 @@ from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric
-from agentjudge.scoring.job import JobResult, StepDetail, TreeResult
 from agentjudge.scoring.prompts import PROMPT_VERSION
 from agentjudge.scoring.score_interval import overall_score_interval
+from agentjudge.scoring.scored import JobResult, StepDetail, TreeResult
 from agentjudge.trust.intervals import Bootstrap, interval_record, with_interval
 
 RESULTS_SCHEMA = "agentjudge.score/v1"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from agentjudge.atif import Node
 
 if TYPE_CHECKING:
-    from agentjudge.scoring.job import TreeResult
+    from agentjudge.scoring.scored import TreeResult
 
 DecisiveRule = Literal["first_below_threshold", "lowest_score", "judge_pick"]
 ScoreRule = Literal["first_below_threshold", "lowest_score"]

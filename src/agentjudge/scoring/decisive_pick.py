@@ -28,7 +28,7 @@ from agentjudge.scoring.prompts import DECISIVE_SYSTEM, PROMPT_VERSION, quote
 from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 if TYPE_CHECKING:
-    from agentjudge.scoring.job import TreeResult
+    from agentjudge.scoring.scored import TreeResult
 
 SUMMARY_RATIONALE_CHARS = 200  # of each step's rationale, in its summary line
 PICK_MAX_TOKENS = 300  # a sentence or two, and a number

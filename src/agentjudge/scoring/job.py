@@ -10,16 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 from agentjudge.atif import Node, load_trees
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
-from agentjudge.judge.samples import SampledScore, sampled_score
+from agentjudge.judge.samples import sampled_score
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import (
-    CollectionMetrics,
-    NodeAggregate,
     NodeOutcome,
     aggregate_tree,
     collection_metrics,
@@ -37,75 +34,21 @@ from agentjudge.scoring.sampled import (
     per_step,
     sample_score,
 )
+from agentjudge.scoring.scored import (
+    Accounting,
+    CategorizationStatus,
+    JobResult,
+    StepDetail,
+    TreeResult,
+    first_error,
+)
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 
-CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
 # Steps of trees being judged at once, per call the judge client takes at once: enough
 # queued requests that calls never wait for a tree to be planned (see step_budget.py).
 QUEUED_STEPS_PER_CALL = 8
-
-
-@dataclass(frozen=True, slots=True)
-class StepDetail:
-    """One judged step as the results report it."""
-
-    segment: int
-    step_id: int
-    source: str
-    tool_names: tuple[str, ...]
-    score: float | None
-    scores: dict[str, float]
-    rationale: str
-    error: str | None = None
-    error_message: str | None = None  # the judge server's own explanation, redacted
-    category: str | None = None
-    confidence: float | None = None
-    categorization_status: CategorizationStatus | None = None
-    category_rationale: str = ""
-    sampled: SampledScore | None = None  # with samples > 1: every sample's score
-    agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
-
-
-@dataclass
-class TreeResult:
-    root: Node
-    aggregates: list[NodeAggregate]
-    steps: dict[str, list[StepDetail]]
-    criteria: dict[str, tuple[str, ...]]  # node id -> names of the criteria it was scored on
-    decisive: DecisiveFailure | None = None  # where a root that did not pass went wrong
-    # node id -> the full rubric it was scored on (auto mode: the one derived for its task);
-    # `compare` refuses runs whose rubrics differ
-    rubrics: dict[str, Rubric] = field(default_factory=dict)
-
-
-@dataclass
-class Accounting:
-    """What the job counts besides the judge client: step requests, their input tokens,
-    how much of their prompts repeats the previous request's, and auto-mode rubrics."""
-
-    step_requests: int = 0
-    step_input_tokens: int = 0
-    prefix_chars: int = 0
-    prompt_chars: int = 0
-    auto_derived: int = 0
-    auto_fallbacks: int = 0
-    second_round_steps: int = 0  # steps judged again after their calls ran out of retries
-    second_round_recovered: int = 0  # of them, those that got a verdict
-    decisive_picks: int = 0  # judge calls naming a failed root's decisive step (judge_pick)
-
-
-@dataclass
-class JobResult:
-    """Everything the reporters need."""
-
-    trees: list[TreeResult]
-    metrics: CollectionMetrics | None
-    failed: str | None  # why the job failed (a fixed error type), None when it succeeded
-    complete: bool
-    accounting: Accounting
-    failed_message: str | None = None  # e.g. the judge server's explanation of a refusal
 
 
 class _FailFast(Exception):
@@ -195,7 +138,7 @@ class ScoringJob:
             a.status == "scored" and a.complete for t in trees for a in t.aggregates
         )
         if message is None and failed is not None:
-            message = _first_error(trees)
+            message = first_error(trees)
         self.accounting.second_round_steps = self.second_round.steps
         self.accounting.second_round_recovered = self.second_round.recovered
         return JobResult(
@@ -400,16 +343,3 @@ def _with_category(detail: StepDetail, outcomes: Sequence[JudgeOutcome]) -> Step
         )
     status: CategorizationStatus = "invalid_response" if outcomes[0].protocol else "judge_error"
     return replace(detail, category=UNCATEGORIZED, categorization_status=status)
-
-
-def _first_error(trees: list[TreeResult]) -> str | None:
-    """The first step error (with the server's explanation, if any), in a run whose every
-    tree failed (`all_roots_failed`)."""
-    for tree in trees:
-        for details in tree.steps.values():
-            for detail in details:
-                if detail.error is not None:
-                    if detail.error_message:
-                        return f"{detail.error}: {detail.error_message}"
-                    return detail.error
-    return None

@@ -82,6 +82,9 @@ def node_steps(node: Node, files: FileCache) -> NodeSteps:
 def render(step: Step) -> dict[str, Any]:
     """The parts of a step a judge needs, each text cut to a bounded length."""
     out: dict[str, Any] = {"step_id": step.step_id, "source": step.source}
+    speaker = _agent_name(step)
+    if speaker is not None:  # in a multi-agent transcript, who spoke is part of the step
+        out["agent"] = _clip(speaker, 200)
     out["message"] = _clip(_content_text(step.message))
     if step.reasoning_content:
         out["reasoning"] = _clip(step.reasoning_content)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from agentjudge.calibration.figures import calibration_document
+from agentjudge.calibration.labels import LabelSet, load_labels
+from agentjudge.calibration.matching import agreements
 from agentjudge.errors import UsageError
-from agentjudge.trust.calibration import calibration_document
-from agentjudge.trust.labels import LabelSet, load_labels
-from agentjudge.trust.matching import agreements
 
 
 def results(folder: Path, decisive: dict[str, Any] | None) -> dict[str, Any]:

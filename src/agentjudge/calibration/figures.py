@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agentjudge.calibration.matching import TrajectoryAgreement
 from agentjudge.judge.taxonomy import FAILURES
 from agentjudge.trust.agreement import (
     ClassScores,
@@ -15,7 +16,6 @@ from agentjudge.trust.agreement import (
     macro_f1,
 )
 from agentjudge.trust.bootstrap import bootstrap_interval
-from agentjudge.trust.matching import TrajectoryAgreement
 
 CALIBRATION_SCHEMA = "agentjudge.calibration/v1"
 LEVEL = 0.95

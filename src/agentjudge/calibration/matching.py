@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentjudge.calibration.labels import DecisiveLabel, LabelSet, TrajectoryLabels, trajectory_file
 from agentjudge.judge.taxonomy import FAILURES, NO_FAILURE
-from agentjudge.trust.labels import DecisiveLabel, LabelSet, TrajectoryLabels, trajectory_file
 
 
 @dataclass
