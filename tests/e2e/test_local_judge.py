@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from agentjudge.convert.folder import convert_who_and_when
 from agentjudge.judge.providers.local import LOCAL_NOTE, MODEL_NAME
 from tests.atif.docs import step, write
+from tests.conftest import SHARED
 
 if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TESTS") != "required":
     pytest.skip("the local extra is not installed", allow_module_level=True)
@@ -188,3 +190,31 @@ def test_the_estimate_is_within_ten_percent_of_the_models_tokenizer() -> None:
         for field in ("step_input_tokens", "categorization_input_tokens_at_most"):
             ratio = getattr(estimated, field) / getattr(counted, field)
             assert 0.9 <= ratio <= 1.1, (folder.name, field, ratio)
+
+
+def test_calibrate_runs_on_a_converted_who_and_when_run(tmp_path: Path) -> None:
+    """issue 19: calibrate end to end with the embedded judge on Who&When. One run of five
+    steps; failure threshold 0 sends no categorization call, so the decisive step is the
+    lowest-scoring one (no step is below 0): the figures are the real model's, whatever they
+    are, and only their shape is asserted."""
+    convert_who_and_when(SHARED / "fixtures" / "who-and-when", tmp_path / "ww")
+    everything = json.loads((tmp_path / "ww" / "labels.json").read_text())
+    name = "trajectories/algorithm-generated-53.json"
+    subset = {**everything, "trajectories": {name: everything["trajectories"][name]}}
+    (tmp_path / "ww" / "subset.json").write_text(json.dumps(subset))
+    done = subprocess.run(
+        [sys.executable, "-m", "agentjudge", "calibrate", str(tmp_path / "ww" / "subset.json"),
+         "--judge", "local", "--no-cache", "--failure-threshold", "0", "--json", "--quiet"],
+        capture_output=True, text=True, timeout=280, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["trajectories"] == 1
+    assert report["unscored_steps"] == 0
+    assert report["judge"] == f"local/{MODEL_NAME}"
+    figures = report["figures"]
+    assert figures["step_accuracy"]["steps"] == 2  # the step before the labelled one, and it
+    assert figures["agent_accuracy"]["labelled"] == 1
+    assert figures["agent_accuracy"]["no_prediction"] == 0  # every labelled run gets one
+    assert figures["decisive_step_accuracy"]["value"] in (0.0, 1.0)
+    assert report["judge_usage"]["calls"] >= 5  # the five steps (and a refused request)

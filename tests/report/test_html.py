@@ -308,3 +308,17 @@ def test_write_text_atomic_replaces_the_file_whole(tmp_path: Path) -> None:
     write_text_atomic(target, "é\u2028second")
     assert target.read_bytes() == "é\u2028second".encode()
     assert [p.name for p in target.parent.iterdir()] == ["report.html"]
+
+
+def test_the_score_cards_show_the_interval_and_unstable_steps() -> None:
+    document = score_document()
+    view = score_view(document)
+    cards = {c["key"]: c for c in view["cards"]}
+    assert cards["atif_overall_score"]["sub"] is None  # results without an interval
+    assert "unstable_steps" not in cards
+    document["metrics_interval"] = {"atif_overall_score": [0.5, 0.75], "level": 0.95}
+    document["run_metadata"]["unstable_steps"] = 2
+    cards = {c["key"]: c for c in score_view(document)["cards"]}
+    assert cards["atif_overall_score"]["sub"] == "95% CI 0.5000\u20130.7500"
+    assert cards["atif_trajectory_count"]["sub"] is None
+    assert cards["unstable_steps"]["value"] == 2

@@ -37,7 +37,7 @@ def score_view(document: dict[str, Any]) -> dict[str, Any]:
         "error_message": error.get("message") if isinstance(error, dict) else None,
         "notice": meta.get("judge_notice"),  # the judge's note, as the page names it
         "subtitle": _subtitle(params, meta),
-        "cards": _cards(metrics, meta, roots),
+        "cards": _cards(metrics, meta, roots, document.get("metrics_interval") or {}),
         "categories": _categories(trees),
         "judge": _judge(document.get("judge") or {}),
         "parameters": _parameters(params, document.get("criteria") or {}, meta),
@@ -79,18 +79,35 @@ METRIC_CARDS = (
 
 
 def _cards(
-    metrics: dict[str, Any], meta: dict[str, Any], roots: list[dict[str, Any]]
+    metrics: dict[str, Any],
+    meta: dict[str, Any],
+    roots: list[dict[str, Any]],
+    intervals: dict[str, Any],
 ) -> list[dict[str, Any]]:
     failed = sum(r["status"] == "failed" for r in roots)
     passed = sum(r["passed"] is True for r in roots)
     counts = (
         f"{passed} passed · {len(roots) - passed - failed} not passed · {failed} failed to score"
     )
-    return [
-        *(_card(label, key, metrics.get(key), fmt) for label, key, fmt in METRIC_CARDS),
-        _card("Complete", "atif_complete", meta.get("atif_complete"), "bool"),
-        _card("Root trajectories", "roots", len(roots), "int", counts),
+    cards = [
+        _card(label, key, metrics.get(key), fmt, _interval(intervals, key))
+        for label, key, fmt in METRIC_CARDS
     ]
+    cards.append(_card("Complete", "atif_complete", meta.get("atif_complete"), "bool"))
+    cards.append(_card("Root trajectories", "roots", len(roots), "int", counts))
+    if meta.get("unstable_steps"):  # only with --samples: steps whose samples disagreed
+        sub = "samples on both sides of the failure threshold"
+        cards.append(_card("Unstable steps", "unstable_steps", meta["unstable_steps"], "int", sub))
+    return cards
+
+
+def _interval(intervals: dict[str, Any], key: str) -> str | None:
+    """`95% CI low\u2013high` under a metric the results give a bootstrap interval for."""
+    bounds = intervals.get(key)
+    if not (isinstance(bounds, list) and len(bounds) == 2):
+        return None
+    level = intervals.get("level", 0.95)
+    return f"{level:.0%} CI {bounds[0]:.4f}\u2013{bounds[1]:.4f}"
 
 
 def _categories(trees: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
