@@ -10,7 +10,7 @@ sides of a threshold make the result `unstable`.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from agentjudge.judge.request import JudgeRequest
@@ -53,15 +53,21 @@ def sampled_score(scores: Sequence[float | None], threshold: float) -> SampledSc
     unstable = low < threshold <= high
     return SampledScore(
         tuple(scores),
-        statistics.fmean(answered),
+        sample_mean(answered),
         _round(high - low),
         _round(statistics.pstdev(answered)),
         unstable,
     )
 
 
+def sample_mean(values: Iterable[float]) -> float:
+    """The mean of samples' scores, as results show it (see `_round`)."""
+    return _round(statistics.fmean(values))
+
+
 def _round(value: float) -> float:
-    # 0.9 - 0.2 is 0.7000000000000001 in binary floating point: results show 0.7
+    # 0.9 - 0.2 is 0.7000000000000001 and the mean of three 0.36 is 0.36000000000000004 in
+    # binary floating point: results show 0.7 and 0.36
     return round(value, 12)
 
 

@@ -10,13 +10,13 @@ taxonomy), its confidence is the mean of the winners' confidences.
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from agentjudge.judge import JudgeOutcome
+from agentjudge.judge.samples import sample_mean
 from agentjudge.judge.taxonomy import CATEGORIES
 from agentjudge.scoring.criteria import Rubric
 
@@ -49,7 +49,7 @@ def mean_scores(outcomes: Sequence[JudgeOutcome]) -> dict[str, float]:
         if outcome.verdict is not None:
             for name, value in outcome.verdict.scores.items():
                 per.setdefault(name, []).append(value)
-    return {name: statistics.fmean(values) for name, values in per.items()}
+    return {name: sample_mean(values) for name, values in per.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ def majority_category(outcomes: Sequence[JudgeOutcome]) -> Majority | None:
     order = {name: i for i, name in enumerate(CATEGORIES)}
     winner = min(votes, key=lambda name: (-votes[name], order.get(name, len(order))))
     winners = [v for v in answered if v.fields["category"] == winner]
-    confidence = statistics.fmean(v.score for v in winners)
+    confidence = sample_mean(v.score for v in winners)
     return Majority(winner, confidence, winners[0].reasoning)
 
 

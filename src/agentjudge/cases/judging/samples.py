@@ -8,12 +8,11 @@ never a 0); only when none answered is it an error, the first sample's.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping
 
 from agentjudge.cases.judging.metric_result import MetricResult
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.samples import sample_requests
+from agentjudge.judge.samples import sample_mean, sample_requests
 
 
 def sample_id(item_id: str, sample: int) -> str:
@@ -42,5 +41,5 @@ def fold_samples(
     if not answered:
         return found[0]
     scores = tuple(None if r is None or r.error is not None else r.score for r in found)
-    mean = statistics.fmean(r.score for r in answered if r.score is not None)
+    mean = sample_mean(r.score for r in answered if r.score is not None)
     return MetricResult(mean, answered[0].reasoning, samples=scores)
