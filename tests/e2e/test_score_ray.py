@@ -182,3 +182,29 @@ def test_without_ray_installed_ray_is_exit_3_naming_the_extra(tmp_path: Path) ->
     assert done.returncode == 3, done.stderr
     assert "agentjudge[ray]" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_cancels_the_work_on_the_cluster_writes_nothing_and_exits_130(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = collection(tmp_path)
+    env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
+    with JudgeServer(Script(latency=0.5)) as slow:
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(slow),
+            "--ray", cluster.address, "-o", "out.json",
+        ]  # fmt: skip
+        proc = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not slow.log and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        time.sleep(1)  # the calls in flight end; no unit goes on judging
+        after = len(slow.log)
+        time.sleep(2)
+        assert len(slow.log) == after
+    assert proc.returncode == 130, err
+    assert "interrupted: nothing was written" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()

@@ -18,14 +18,17 @@ from agentjudge.distributed import require_ray
 from agentjudge.distributed.desk import VerdictDesk
 from agentjudge.distributed.units import Unit, plan_units, slots, unit_steps
 from agentjudge.distributed.worker import UnitResult, UnitWork, score_unit
-from agentjudge.errors import EXIT_JOB_FAILED, AgentJudgeError
+from agentjudge.errors import EXIT_JOB_FAILED, AgentJudgeError, UsageError
 from agentjudge.judge import JudgeClient
 from agentjudge.scoring.job import Failure, ScoringJob
 from agentjudge.scoring.scored import JobResult, TreeResult
 
 UNIT_RETRIES = 3  # times Ray runs a unit again after its worker died
 SUBMITTED_PER_SLOT = 2  # units submitted per running task: the next one waits, shipped
-WAIT_SECONDS = 0.5  # how long the driver waits for a unit before it checks for Ctrl-C
+WAIT_SECONDS = 0.5
+# a bare --ray's cluster's address: loopback, but not 127.0.0.1, which Ray swaps for the
+# machine's network address
+LOCAL_NODE = "127.0.0.2"  # how long the driver waits for a unit before it checks for Ctrl-C
 
 
 class RayJobError(AgentJudgeError):
@@ -110,11 +113,12 @@ def connect(ray: Any, address: str) -> None:
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     try:
         if address == "local":
-            ray.init(address="local", include_dashboard=False, **quiet)
+            # a cluster of this machine alone: on loopback, where nothing else can join it
+            ray.init(address="local", include_dashboard=False, _node_ip_address=LOCAL_NODE, **quiet)
         else:
             ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError) as exc:
-        raise RayJobError(
+        raise UsageError(
             f"--ray {address}: cannot reach a Ray cluster ({str(exc)[:300]}); start one with "
             "`ray start --head`, give its address, or a bare --ray to start one here"
         ) from None

@@ -21,6 +21,10 @@ from pathlib import Path
 from types import TracebackType
 
 READY = "Ray runtime started"
+# Ray swaps 127.0.0.1 (and localhost) for the machine's network address, in a node's
+# address as in the head's: 127.0.0.2, loopback too, it leaves as it is, so every
+# connection of the cluster and its drivers stays on the loopback interface
+LOOPBACK = "127.0.0.2"
 OBJECT_STORE_BYTES = 200_000_000
 START_SECONDS = 90.0
 
@@ -49,7 +53,7 @@ class LocalRayCluster:
         self.nodes = nodes
         self.cpus = cpus
         self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
+        self.address = f"{LOOPBACK}:{self.port}"
         self._procs: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> LocalRayCluster:
@@ -81,7 +85,7 @@ class LocalRayCluster:
             "--runtime-env-agent-port": free_port(),
             "--metrics-export-port": free_port(),
         }
-        command = [ray, "start", "--block", "--node-ip-address", "127.0.0.1"]
+        command = [ray, "start", "--block", "--node-ip-address", LOOPBACK]
         if index == 0:
             command += ["--head", "--port", str(self.port), "--include-dashboard=false"]
             command += ["--ray-client-server-port", str(free_port())]
