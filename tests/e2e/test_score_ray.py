@@ -169,21 +169,6 @@ def test_a_rerun_after_the_driver_is_killed_repeats_no_judge_call(
     assert document["judge"]["cache_hits"] >= len(first)
 
 
-def test_without_ray_installed_ray_is_exit_3_naming_the_extra(tmp_path: Path) -> None:
-    hidden = tmp_path / "hide"
-    write(tmp_path / "runs" / "a.json", doc(3))
-    (hidden / "ray").mkdir(parents=True)
-    (hidden / "ray" / "__init__.py").write_text("raise ImportError('no ray here')\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hidden), str(SRC)])}
-    done = subprocess.run(
-        [sys.executable, "-m", "agentjudge", "score", "runs", "--judge", "fake", "--ray"],
-        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 3, done.stderr
-    assert "agentjudge[ray]" in done.stderr
-    assert "Traceback" not in done.stderr
-
-
 def test_ctrl_c_cancels_the_work_on_the_cluster_writes_nothing_and_exits_130(
     tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
