@@ -193,3 +193,49 @@ def test_ctrl_c_cancels_the_work_on_the_cluster_writes_nothing_and_exits_130(
     assert "interrupted: nothing was written" in err
     assert "Traceback" not in err
     assert not (tmp_path / "out.json").exists()
+
+
+def unit_workers(cluster: LocalRayCluster, node: int) -> list[int]:
+    """The worker processes of `node` judging a unit right now."""
+    running = []
+    for pid in cluster.node_pids(node):
+        try:
+            name = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if name.startswith(b"ray::score_unit"):
+            running.append(pid)
+    return running
+
+
+def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = collection(tmp_path, trees=16)
+    with JudgeServer(Script(latency=0.05)) as server:
+        flags = judge_flags(server)
+        local = score(runs, *flags, "--no-cache", "-o", "local.json", cwd=tmp_path)
+        assert local.returncode == 0, local.stderr
+        planned = len(server.log)
+        server.log.clear()
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *flags, "--quiet",
+            "--ray", cluster.address, "-o", "ray.json",
+        ]  # fmt: skip
+        env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
+        driver = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        victims: list[int] = []
+        while not victims and time.monotonic() < deadline and driver.poll() is None:
+            if len(answered(server)) >= 40:
+                victims = unit_workers(cluster, 1)
+            time.sleep(0.01)
+        assert victims, "no unit was running on the joined node"
+        os.kill(victims[0], signal.SIGKILL)  # the worker process, by its PID
+        _, err = driver.communicate(timeout=240)
+    assert driver.returncode == 0, err
+    assert len(server.log) < 2 * planned
+    expected, got = results(tmp_path / "local.json"), results(tmp_path / "ray.json")
+    assert got["metrics"] == expected["metrics"]
+    assert step_scores(got) == step_scores(expected)
+    assert got["run_metadata"]["atif_complete"] is True

@@ -32,7 +32,7 @@ from agentjudge.scoring.steps import FileCache
 T = TypeVar("T")
 R = TypeVar("R")
 
-LOOKUP_INTERVAL = 0.002  # seconds a look-up waits for others to share one trip to the desk
+LOOKUP_INTERVAL = 0.01  # seconds a look-up waits for others to share one trip to the desk
 
 
 @dataclass(frozen=True)
