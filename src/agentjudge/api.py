@@ -61,6 +61,10 @@ def score_trajectories(
     if config.training_threshold is not None:
         for selection in SELECTIONS:
             check_writable(manifest_path(output, selection), "--output", "a training manifest")
+    if config.ray_address is not None:  # before anything else: a missing extra is exit 3
+        from agentjudge.distributed import require_ray
+
+        require_ray()
     criteria = job_criteria(config)
     provider = job_provider(config, api_key)
     judge_note = provider.note
@@ -93,7 +97,13 @@ def score_trajectories(
                 async with session.serving(client):
                     return await job.run(roots)
 
-            result = session.run(go())
+            if config.ray_address is None:
+                result = session.run(go())
+            else:  # the same job on a Ray cluster (docs/distributed.md)
+                from agentjudge.distributed.driver import run_on_ray
+
+                store = session.store.path if session.store is not None else None
+                result = run_on_ray(job, roots, store, api_key, job.on_step)
     judge_name = f"{provider.name}/{provider.model}"
     details = {
         "endpoint": provider.safe_endpoint,

@@ -47,6 +47,8 @@ SAMPLES: dict[str, Any] = {
     "max_steps_per_trajectory": 50,
     "max_total_steps": 500,
 }
+# ours alone (agentjudge.yaml), not the contrib provider's
+OURS: dict[str, Any] = {"ray_address": "auto"}
 
 
 def spec(parameters: dict[str, Any]) -> JobSpec:
@@ -65,9 +67,10 @@ def spec(parameters: dict[str, Any]) -> JobSpec:
 def test_every_listed_parameter_is_taken(provider: str, tmp_path: Path) -> None:
     listed = yaml.safe_load((REPO / "deploy/evalhub/providers" / provider).read_text())
     names = [p["name"] for p in listed["parameters"]]
-    assert sorted(names) == sorted(SAMPLES)
+    samples = SAMPLES if provider == "atif.yaml" else {**SAMPLES, **OURS}
+    assert sorted(names) == sorted(samples)
     for name in names:
-        params = {name: SAMPLES[name]}
+        params = {name: samples[name]}
         if name == "benchmark_name":
             params["scoring_mode"] = "benchmark"
         if name in ("custom_rubric", "custom_rubric_path"):
@@ -95,6 +98,13 @@ def test_the_contrib_names_map_onto_ours(tmp_path: Path) -> None:
         spec({"scoring_mode": "benchmark", "benchmark_name": "humaneval"}), tmp_path
     )
     assert benchmark.benchmark_name == "humaneval"
+
+
+def test_ray_address_scores_the_job_on_a_ray_cluster(tmp_path: Path) -> None:
+    assert job_config(spec({"ray_address": "auto"}), tmp_path).ray_address == "auto"
+    assert job_config(spec({}), tmp_path).ray_address is None
+    with pytest.raises(UsageError, match="not a Ray address"):
+        job_config(spec({"ray_address": "http://head:8265"}), tmp_path)
 
 
 def test_an_unknown_parameter_is_still_an_error(tmp_path: Path) -> None:

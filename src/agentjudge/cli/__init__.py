@@ -11,6 +11,7 @@ bug), 130 interrupted.
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from typing import Annotated
 
@@ -26,7 +27,7 @@ from agentjudge.cli.grade import grade_command
 from agentjudge.cli.judge_server import judge_server_command
 from agentjudge.cli.metric import metric_app
 from agentjudge.cli.report import report_command
-from agentjudge.cli.score import score_command
+from agentjudge.cli.score import bare_ray_flag, score_command
 from agentjudge.cli.validate import validate_command
 from agentjudge.errors import (
     EXIT_INTERNAL,
@@ -94,6 +95,7 @@ app.command("report")(report_command)
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print one line each and map to their exit code."""
+    argv = bare_ray_flag(sys.argv[1:] if argv is None else argv)
     try:
         result = app(args=argv, standalone_mode=False)
     except _ClickException as exc:

@@ -231,6 +231,15 @@ MlflowExperiment = Annotated[
 ScoreHtml = Annotated[
     Path | None, _opt("--html", "Also write the HTML report of the results here.")
 ]
+RayAddress = Annotated[
+    str | None,
+    _opt(
+        "--ray",
+        "Score on a Ray cluster (needs agentjudge[ray]; docs/distributed.md): auto joins the "
+        "one RAY_ADDRESS or `ray start` made, HOST:PORT or ray://HOST:PORT names its head; a "
+        "bare --ray starts one on this machine.",
+    ),
+]
 ScoreQuiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
 
 # --- grade: the flags graph-agents-cli passes to an `eval.grade` override, then agentjudge's

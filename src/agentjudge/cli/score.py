@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +49,7 @@ from agentjudge.cli.options import (
     PartialResultPolicy,
     PriceIn,
     PriceOut,
+    RayAddress,
     ReferenceRegistry,
     ReferenceRubric,
     Rubric,
@@ -70,7 +72,7 @@ from agentjudge.cli.options import (
 from agentjudge.cli.report import write_html_report
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
 from agentjudge.files import check_writable
-from agentjudge.scoring.config import ScoreConfig, load_config
+from agentjudge.scoring.config import RAY_ADDRESS, ScoreConfig, load_config
 
 if TYPE_CHECKING:
     from agentjudge.api import ScoreRun
@@ -99,7 +101,11 @@ _RENAMED = {
     "paths": "trajectory_path",
     "reference_registry": "reference_registry_path",
     "no_cache": "cache",
+    "ray": "ray_address",
 }
+# a --ray that names no address (the last word, or followed by a flag or a path)
+RAY_FLAG = "--ray"
+RAY_WORD = re.compile(RAY_ADDRESS)
 
 
 def score_command(
@@ -153,6 +159,7 @@ def score_command(
     mlflow_tracking_uri: MlflowTrackingUri = None,
     mlflow_experiment: MlflowExperiment = "agentjudge",
     html: ScoreHtml = None,
+    ray: RayAddress = None,
     quiet: ScoreQuiet = False,
 ) -> int:
     """Score ATIF trajectories step by step with an LLM judge, over their subagent trees.
@@ -170,6 +177,19 @@ def score_command(
         return run_dry_run(config, as_json, price_in, price_out)
     interactive = sys.stderr.isatty() and not quiet
     return run_score(config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment, html)
+
+
+def bare_ray_flag(argv: list[str]) -> list[str]:
+    """`argv` with a bare `--ray` (no address after it) read as `--ray=local`: click has
+    no option whose value may be left out."""
+    out = list(argv)
+    for index, word in enumerate(out):
+        if word == "--":
+            break
+        following = out[index + 1] if index + 1 < len(out) else None
+        if word == RAY_FLAG and (following is None or not RAY_WORD.match(following)):
+            out[index] = f"{RAY_FLAG}=local"
+    return out
 
 
 def config_overrides(flags: dict[str, Any]) -> dict[str, Any]:

@@ -5,11 +5,19 @@ Names follow the eval-hub-contrib `atif` provider where it has the parameter.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from agentjudge.atif import Limits
 from agentjudge.errors import UsageError
@@ -21,6 +29,7 @@ Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(ge=1)]
 JudgeKind = Literal["openai-compatible", "openai", "azure", "anthropic", "gemini", "fake", "local"]
 _LIMITS = Limits()
+RAY_ADDRESS = r"^(auto|local|(ray://)?[A-Za-z0-9._-]+:[0-9]{1,5})$"
 
 
 class ScoreConfig(BaseModel):
@@ -79,6 +88,20 @@ class ScoreConfig(BaseModel):
     judge_api_version: str | None = None  # Azure OpenAI's api-version
     judge_reasoning_effort: str | None = None  # reasoning models: none, minimal, low, ...
     judge_ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
+    # score on a Ray cluster (docs/distributed.md): "auto" joins the one RAY_ADDRESS or
+    # `ray start` made, "local" starts one here, else the head's HOST:PORT or ray://HOST:PORT
+    ray_address: str | None = None
+
+    @field_validator("ray_address")
+    @classmethod
+    def _ray_address(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(RAY_ADDRESS, value):
+            raise ValueError(
+                f"{value[:100]!r} is not a Ray address: auto, local, HOST:PORT or "
+                "ray://HOST:PORT (a bare --ray before the paths takes the next word: write "
+                "--ray=ADDRESS, or put --ray last)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _judge_named(self) -> ScoreConfig:
@@ -87,6 +110,11 @@ class ScoreConfig(BaseModel):
                 "no judge: give --judge-url and --judge-model (an OpenAI-compatible server), "
                 "--judge openai|anthropic|gemini|azure with --judge-model, "
                 "or --judge local (the embedded judge)"
+            )
+        if self.ray_address is not None and self.judge == "local":
+            raise ValueError(
+                "the embedded judge (--judge local) does not run on Ray yet: give an "
+                "OpenAI-compatible judge server (--judge-url) that the workers reach, or drop --ray"
             )
         return self
 

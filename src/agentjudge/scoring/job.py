@@ -51,6 +51,14 @@ from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 QUEUED_STEPS_PER_CALL = 8
 
 
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a `fail_fast` job failed: a fixed error type, and the judge's explanation."""
+
+    reason: str
+    message: str | None = None
+
+
 class _FailFast(Exception):
     def __init__(self, reason: str, message: str | None = None) -> None:
         super().__init__(reason)
@@ -71,6 +79,8 @@ class ScoringJob:
     criteria: Criteria
     client: JudgeClient
     on_step: Callable[[int], None] = field(default=lambda _: None)
+    # where a tree's files are read (a job on Ray reads the bytes the driver sent)
+    files: Callable[[], FileCache] = FileCache
     accounting: Accounting = field(default_factory=Accounting)
     second_round: SecondRound = field(init=False)
     _systems: dict[Rubric, str] = field(default_factory=dict)
@@ -88,9 +98,10 @@ class ScoringJob:
     def steps_to_judge(self, roots: Sequence[Node]) -> int:
         """How many steps the job will go through (the progress bar's total; with
         `scored_frames=agent` some of them are skipped rather than judged)."""
-        return sum(self._tree_steps(root) for root in roots)
+        return sum(self.tree_steps(root) for root in roots)
 
-    def _tree_steps(self, root: Node) -> int:
+    def tree_steps(self, root: Node) -> int:
+        """The steps of `root`'s tree the job goes through (see `steps_to_judge`)."""
         return sum(
             node.steps
             for node in root.walk()
@@ -102,17 +113,23 @@ class ScoringJob:
         return StepBudget(QUEUED_STEPS_PER_CALL * self.client.concurrency)
 
     async def run(self, roots: Sequence[Node]) -> JobResult:
+        trees, failure = await self.judge_trees(roots)
+        return self.result(trees, failure)
+
+    async def judge_trees(self, roots: Sequence[Node]) -> tuple[list[TreeResult], Failure | None]:
+        """Every root's tree judged and aggregated (in `roots`' order), or, under
+        `fail_fast`, no trees and why the job failed. A job on Ray runs this on its workers,
+        one unit of roots each (see distributed/)."""
         budget = self.step_budget()
 
         async def one(root: Node) -> TreeResult:
-            grant = await budget.grant(self._tree_steps(root))
+            grant = await budget.grant(self.tree_steps(root))
             try:
                 return await self._score_tree(root, grant)
             finally:
                 grant.close()
 
-        failed: str | None = None
-        message: str | None = None
+        failure: Failure | None = None
         trees: list[TreeResult] = []
         try:
             async with asyncio.TaskGroup() as group:
@@ -121,7 +138,16 @@ class ScoringJob:
         except* _FailFast as caught:
             first = caught.exceptions[0]
             assert isinstance(first, _FailFast)
-            failed, message = first.reason, first.message
+            failure = Failure(first.reason, first.message)
+        self.accounting.second_round_steps = self.second_round.steps
+        self.accounting.second_round_recovered = self.second_round.recovered
+        return trees, failure
+
+    def result(self, trees: list[TreeResult], failure: Failure | None) -> JobResult:
+        """The job's result from its judged trees: the collection's metrics, or why it
+        failed (pure: a job on Ray aggregates its workers' trees here, as a local one)."""
+        failed = failure.reason if failure is not None else None
+        message = failure.message if failure is not None else None
         metrics = None
         if failed is None:
             if not trees:
@@ -139,14 +165,12 @@ class ScoringJob:
         )
         if message is None and failed is not None:
             message = first_error(trees)
-        self.accounting.second_round_steps = self.second_round.steps
-        self.accounting.second_round_recovered = self.second_round.recovered
         return JobResult(
             trees, metrics if failed is None else None, failed, complete, self.accounting, message
         )
 
     async def _score_tree(self, root: Node, grant: Grant) -> TreeResult:
-        files = FileCache()
+        files = self.files()
         nodes = list(root.walk())
         results = await asyncio.gather(*(self._score_node(node, files, grant) for node in nodes))
         outcomes = {node.id: r[0] for node, r in zip(nodes, results, strict=True)}

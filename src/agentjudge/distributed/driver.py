@@ -1,0 +1,176 @@
+"""The driver of a job on Ray: joins (or starts) the cluster, cuts the roots into units,
+keeps a few units per worker submitted, merges what they send back, and aggregates.
+
+Ray schedules the tasks and retries a unit whose worker died (`max_retries`); a retried
+unit finds the verdicts its first attempt got at the desk. Ctrl-C cancels every unit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentjudge.atif import Node
+from agentjudge.distributed import require_ray
+from agentjudge.distributed.desk import VerdictDesk
+from agentjudge.distributed.units import Unit, plan_units, slots, unit_steps
+from agentjudge.distributed.worker import UnitResult, UnitWork, score_unit
+from agentjudge.errors import EXIT_JOB_FAILED, AgentJudgeError, UsageError
+from agentjudge.judge import JudgeClient
+from agentjudge.scoring.job import Failure, ScoringJob
+from agentjudge.scoring.scored import JobResult, TreeResult
+
+UNIT_RETRIES = 3  # times Ray runs a unit again after its worker died
+SUBMITTED_PER_SLOT = 2  # units submitted per running task: the next one waits, shipped
+WAIT_SECONDS = 0.5
+# a bare --ray's cluster's address: loopback, but not 127.0.0.1, which Ray swaps for the
+# machine's network address
+LOCAL_NODE = "127.0.0.2"  # how long the driver waits for a unit before it checks for Ctrl-C
+
+
+class RayJobError(AgentJudgeError):
+    """The cluster could not run the job (a worker that kept dying, a lost node)."""
+
+    exit_code = EXIT_JOB_FAILED
+
+
+def run_on_ray(
+    job: ScoringJob,
+    roots: Sequence[Node],
+    store_path: Path | None,
+    api_key: str | None,
+    on_units: Callable[[int], None] = lambda _: None,
+) -> JobResult:
+    """Judge `roots` on the Ray cluster `job.config.ray_address` names and aggregate them
+    with `job.result`; `store_path` is the verdict store (None: `--no-cache`); `on_units`
+    hears the steps of each unit as it comes back."""
+    ray = require_ray()
+    config = job.config
+    connect(ray, config.ray_address or "auto")
+    desk: Any = None
+    pending: dict[Any, Unit] = {}
+    try:
+        if store_path is not None:
+            here = ray.get_runtime_context().get_node_id()
+            placement = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(here, False)
+            desk = (
+                ray.remote(VerdictDesk)
+                .options(num_cpus=0, scheduling_strategy=placement)
+                .remote(str(store_path))
+            )
+        spread = slots(ray.cluster_resources().get("CPU", 1), config.concurrency_limit)
+        steps = [job.tree_steps(root) for root in roots]
+        units = plan_units(steps, unit_steps(sum(steps), spread))
+        task = ray.remote(score_unit).options(num_cpus=1, max_retries=UNIT_RETRIES)
+        done: dict[int, UnitResult] = {}
+        failure: Failure | None = None
+        queue = list(reversed(units))
+        while (queue and failure is None) or pending:
+            while queue and failure is None and len(pending) < SUBMITTED_PER_SLOT * spread.running:
+                unit = queue.pop()
+                work = UnitWork(
+                    unit.index,
+                    config,
+                    job.criteria,
+                    list(roots[unit.start : unit.stop]),
+                    shipped_files(roots[unit.start : unit.stop]),
+                    spread.share,
+                    api_key,
+                )
+                pending[task.remote(work, desk)] = unit
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
+            for ref in ready:
+                unit = pending.pop(ref)
+                result = fetch(ray, ref)
+                done[unit.index] = result
+                merge(job, result)
+                on_units(unit.steps)
+                if result.failure is not None and failure is None:
+                    failure = result.failure  # fail_fast: the other units are cancelled
+                    cancel(ray, pending)
+                    pending.clear()
+        trees: list[TreeResult] = []
+        if failure is None:
+            trees = [tree for index in sorted(done) for tree in done[index].trees]
+        return job.result(trees, failure)
+    finally:
+        cancel(ray, pending)  # Ctrl-C, an error: nothing keeps running for this job
+        if desk is not None:
+            try:  # its last verdicts committed (each was, before its worker went on)
+                ray.get(desk.close.remote(), timeout=30)
+            except Exception:
+                logging.getLogger(__name__).debug("closing the desk", exc_info=True)
+            ray.kill(desk)
+        ray.shutdown()
+
+
+def connect(ray: Any, address: str) -> None:
+    """Join the cluster at `address` ("auto": RAY_ADDRESS or the one `ray start` made), or
+    start one on this machine ("local"); quietly (the job's own lines are on stderr)."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    try:
+        if address == "local":
+            # a cluster of this machine alone: on loopback, where nothing else can join it
+            ray.init(address="local", include_dashboard=False, _node_ip_address=LOCAL_NODE, **quiet)
+        else:
+            ray.init(address=address, **quiet)
+    except (ConnectionError, RuntimeError) as exc:
+        raise UsageError(
+            f"--ray {address}: cannot reach a Ray cluster ({str(exc)[:300]}); start one with "
+            "`ray start --head`, give its address, or a bare --ray to start one here"
+        ) from None
+
+
+def fetch(ray: Any, ref: Any) -> UnitResult:
+    """A unit's result; a usage error a worker met is raised as it is, a unit whose worker
+    kept dying fails the job."""
+    try:
+        result: UnitResult = ray.get(ref)
+        return result
+    except ray.exceptions.RayTaskError as exc:
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, AgentJudgeError):
+            raise cause from None
+        raise
+    except ray.exceptions.RayError as exc:
+        raise RayJobError(
+            f"a unit of trees could not be judged on the cluster ({type(exc).__name__}, "
+            f"after {UNIT_RETRIES} retries); the verdicts got so far are in the verdict "
+            "store: run the same command again to resume"
+        ) from None
+
+
+def cancel(ray: Any, pending: dict[Any, Unit]) -> None:
+    for ref in pending:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # already finished, or its worker is gone
+            logging.getLogger(__name__).debug("cancel", exc_info=True)
+
+
+def merge(job: ScoringJob, unit: UnitResult) -> None:
+    """A unit's counts added to the job's (the results document reads them there)."""
+    client: JudgeClient = job.client
+    for name, value in vars(unit.stats).items():
+        setattr(client.stats, name, getattr(client.stats, name) + value)
+    for name, value in vars(unit.accounting).items():
+        setattr(job.accounting, name, getattr(job.accounting, name) + value)
+    for note in unit.notes:
+        if note not in client.notes:
+            client.notes.append(note)
+
+
+def shipped_files(roots: Sequence[Node]) -> dict[Path, bytes]:
+    """The bytes of every file the trees of `roots` read (sent with their unit)."""
+    paths = {
+        segment.file
+        for root in roots
+        for node in root.walk()
+        if not node.problems
+        for segment in node.segments
+    }
+    return {path: path.read_bytes() for path in sorted(paths)}

@@ -1,0 +1,204 @@
+"""What a Ray worker runs: one unit of whole trees, judged by the same per-tree code as a
+local run (`ScoringJob.judge_trees`), with a judge client of its own.
+
+The trajectory files come with the unit (the driver read them: no shared filesystem is
+needed), and the verdict store is reached through the driver's desk (`desk.py`): a
+verdict it holds is used instead of a call, and each verdict the judge gives is handed to
+it before the step is counted as judged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from agentjudge.atif import Node, parse_trajectory
+from agentjudge.atif.models import Trajectory
+from agentjudge.distributed.desk import Stored
+from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
+from agentjudge.judge.running import run_judging
+from agentjudge.judge.secrets import load_api_key
+from agentjudge.judge.store_commits import COMMIT_INTERVAL
+from agentjudge.scoring.config import ScoreConfig
+from agentjudge.scoring.criteria import Criteria
+from agentjudge.scoring.job import Failure, ScoringJob
+from agentjudge.scoring.scored import Accounting, TreeResult
+from agentjudge.scoring.steps import FileCache
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+LOOKUP_INTERVAL = 0.01  # seconds a look-up waits for others to share one trip to the desk
+
+
+@dataclass(frozen=True)
+class UnitWork:
+    """Everything a worker needs for one unit (pickled into its Ray task)."""
+
+    index: int
+    config: ScoreConfig
+    criteria: Criteria
+    roots: list[Node]
+    files: dict[Path, bytes]  # every file the unit's nodes read, as the driver read it
+    concurrency: int  # this unit's share of concurrency_limit
+    api_key: str | None = None  # only when the caller gave one (see docs/distributed.md)
+
+
+@dataclass
+class UnitResult:
+    """What a unit sends back: its trees (or why it failed) and its counts."""
+
+    index: int
+    trees: list[TreeResult]
+    failure: Failure | None
+    stats: ClientStats
+    accounting: Accounting
+    notes: list[str] = field(default_factory=list)
+    settled: dict[str, Any] = field(default_factory=dict)
+
+
+class ShippedFiles(FileCache):
+    """A tree's files from the bytes the driver sent, parsed once each."""
+
+    def __init__(self, shipped: dict[Path, bytes]) -> None:
+        super().__init__()
+        self._shipped = shipped
+        self._parsed: dict[Path, Trajectory] = {}
+
+    def get(self, path: Path) -> Trajectory:
+        doc = self._parsed.get(path)
+        if doc is None:
+            doc = self._parsed[path] = parse_trajectory(self._shipped[path], str(path))
+        return doc
+
+
+class Batch(Generic[T, R]):
+    """Items handed in within `interval` of each other go in one `send`; each caller gets
+    its own item's answer (or the batch's exception)."""
+
+    def __init__(self, send: Callable[[list[T]], Awaitable[list[R]]], interval: float) -> None:
+        self._send = send
+        self._interval = interval
+        self._items: list[T] = []
+        self._done: asyncio.Future[list[R]] | None = None
+        self._sending: set[asyncio.Task[list[R]]] = set()
+
+    async def __call__(self, item: T) -> R:
+        if self._done is None:
+            loop = asyncio.get_running_loop()
+            self._done = loop.create_future()
+            loop.call_later(self._interval, self._flush)
+        index = len(self._items)
+        self._items.append(item)
+        answers = await asyncio.shield(self._done)
+        return answers[index]
+
+    def _flush(self) -> None:
+        items, done = self._items, self._done
+        self._items, self._done = [], None
+        assert done is not None
+        task = asyncio.ensure_future(self._send(items))
+        self._sending.add(task)
+
+        def settle(sent: asyncio.Task[list[R]]) -> None:
+            self._sending.discard(sent)
+            if sent.cancelled():
+                done.cancel()
+            elif sent.exception() is not None:
+                done.set_exception(sent.exception())  # type: ignore[arg-type]
+                done.exception()  # retrieved: every caller re-raises it
+            else:
+                done.set_result(sent.result())
+
+        task.add_done_callback(settle)
+
+
+@dataclass
+class UnitClient(JudgeClient):
+    """A judge client whose verdict store is the driver's desk (a Ray actor handle):
+    looked up before each call, handed every verdict the judge gives."""
+
+    desk: Any = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._lookups: Batch[str, Stored | None] = Batch(self._lookup, LOOKUP_INTERVAL)
+        self._puts: Batch[tuple[str, Stored], None] = Batch(self._put, COMMIT_INTERVAL)
+
+    async def _lookup(self, keys: list[str]) -> list[Stored | None]:
+        found: list[Stored | None] = await self.desk.lookup.remote(keys)
+        return found
+
+    async def _put(self, records: list[tuple[str, Stored]]) -> list[None]:
+        await self.desk.put.remote(records)
+        return [None] * len(records)
+
+    async def judge(self, request: JudgeRequest) -> JudgeOutcome:
+        if self.desk is None:
+            return await super().judge(request)
+        key = self.key(request)
+        stored = await self._lookups(key)
+        if stored is not None:
+            verdict, tokens_in, tokens_out = stored
+            if request.accepts(verdict):
+                self.stats.store_hits += 1
+                self.stats.verdicts += 1
+                return JudgeOutcome(verdict, None, tokens_in, tokens_out, from_store=True)
+            self.stats.store_rejected += 1
+        outcome = await super().judge(request)
+        if outcome.verdict is not None:
+            await self._puts((key, (outcome.verdict, outcome.input_tokens, outcome.output_tokens)))
+        return outcome
+
+
+def unit_provider(config: ScoreConfig, api_key: str | None) -> Provider:
+    """The job's judge, built on the worker (as `api.job_provider` builds it on the driver):
+    its key is `api_key` when the caller gave one, else the key file or the provider's
+    environment variable on the worker's machine."""
+    if api_key is None and config.judge_api_key_file is not None:
+        api_key = load_api_key(config.judge_api_key_file)
+    spec = JudgeSpec(
+        config.judge,
+        config.judge_model,
+        config.judge_url,
+        api_key,
+        config.judge_api_version,
+        config.judge_reasoning_effort,
+    )
+    return build_provider(spec)
+
+
+def score_unit(work: UnitWork, desk: Any) -> UnitResult:
+    """Judge one unit's trees (the body of the Ray task)."""
+    config = work.config
+    provider = unit_provider(config, work.api_key)
+    concurrency, timeout = work.concurrency, config.judge_timeout_seconds
+    if provider.max_concurrency is not None:
+        concurrency = min(concurrency, provider.max_concurrency)
+    if provider.min_timeout is not None:
+        timeout = max(timeout, provider.min_timeout)
+    client = UnitClient(
+        provider,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_attempts=config.judge_max_attempts,
+        retry_budget=config.judge_retry_budget_seconds,
+        initial_backoff=config.judge_initial_backoff_seconds,
+        max_requests=config.max_judge_requests,
+        ca_bundle=config.judge_ca_bundle,
+        desk=desk,
+    )
+    job = ScoringJob(config, work.criteria, client, files=lambda: ShippedFiles(work.files))
+
+    async def go() -> tuple[list[TreeResult], Failure | None]:
+        async with provider.serving(), client:
+            return await job.judge_trees(work.roots)
+
+    trees, failure = run_judging(go())
+    return UnitResult(
+        work.index, trees, failure, client.stats, job.accounting, client.notes, provider.settled()
+    )

@@ -1,0 +1,241 @@
+"""`agentjudge score --ray` on a real Ray cluster that the module starts on 127.0.0.1 (a
+head and one joined node, one CPU each), against the real judge server: the same results
+as a local run, and a driver killed part way loses no verdict it was handed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjudge.testing import JudgeServer, Script
+from agentjudge.testing.ray_cluster import LocalRayCluster, ray_env
+from tests.atif.docs import doc, with_refs, write
+
+pytest.importorskip("ray")
+pytestmark = pytest.mark.timeout(300)
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRayCluster]:
+    with LocalRayCluster(tmp_path_factory.mktemp("ray"), nodes=2, cpus=1) as running:
+        yield running
+
+
+def score(*args: str | Path, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = ray_env({"AGENTJUDGE_CACHE_DIR": str(cwd / "cache"), "PYTHONPATH": str(SRC)})
+    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
+    return subprocess.run(
+        [sys.executable, "-m", "agentjudge", "score", *map(str, args)],
+        capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd,
+    )  # fmt: skip
+
+
+def collection(folder: Path, trees: int = 12) -> Path:
+    """`trees` roots of 9 steps, each delegating to a child of 5: scores spread over [0, 1),
+    some under the failure threshold (categorized)."""
+    runs = folder / "runs"
+    for index in range(trees):
+        root = doc(9, session_id=f"root-{index}")
+        child = doc(5, session_id=f"child-{index}")
+        for document, salt in ((root, 0), (child, 5)):
+            # every request of the collection differs (identical ones are shared by the
+            # calls in flight at once, which differ between runs)
+            document["steps"][0]["message"] = f"t{index}.{salt}: do the task [[score=1]]"
+            for step in document["steps"][1:]:
+                score = (index * 3 + step["step_id"] * 7 + salt) % 10 / 10
+                step["message"] = (
+                    f"t{index}.{salt} step {step['step_id']} [[score={score}]]"
+                    " [[category=context_loss]]"
+                )
+        with_refs(root, 4, [{"trajectory_path": f"child{index}.json"}])
+        write(runs / f"root{index}.json", root)
+        write(runs / f"child{index}.json", child)
+    return runs
+
+
+def judge_flags(server: JudgeServer) -> list[str]:
+    return [
+        "--judge-url", server.base_url, "--judge-model", "judge", "--concurrency-limit", "4",
+        "--judge-initial-backoff-seconds", "0.01", "--judge-retry-round-pause-seconds", "0.1",
+    ]  # fmt: skip
+
+
+def results(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def step_scores(document: dict[str, Any]) -> list[tuple[str, int, float | None, str | None]]:
+    return [
+        (node["file"], step["step_id"], step["score"], step["category"])
+        for trajectory in document["trajectories"]
+        for node in trajectory["nodes"]
+        for step in node["steps"]
+    ]
+
+
+@pytest.mark.parametrize("mode", ["flat", "hierarchical", "separate"])
+def test_a_ray_run_equals_the_local_run(
+    tmp_path: Path, cluster: LocalRayCluster, mode: str
+) -> None:
+    runs = collection(tmp_path)
+    with JudgeServer(Script(latency=0.01)) as server:
+        flags = [*judge_flags(server), "--subagent-aggregation", mode, "--no-cache"]
+        local = score(runs, *flags, "-o", "local.json", cwd=tmp_path)
+        assert local.returncode == 0, local.stderr
+        calls = len(server.log)
+        on_ray = score(runs, *flags, "--ray", cluster.address, "-o", "ray.json", cwd=tmp_path)
+        assert on_ray.returncode == 0, on_ray.stderr
+        assert len(server.log) == 2 * calls  # no call more, none less
+    expected, got = results(tmp_path / "local.json"), results(tmp_path / "ray.json")
+    assert got["metrics"] == expected["metrics"]
+    assert got["metrics_interval"] == expected["metrics_interval"]
+    assert step_scores(got) == step_scores(expected)
+    assert len(step_scores(got)) == 12 * 14
+    assert got["trajectories"] == expected["trajectories"]
+    for key in ("status", "error", "failure_categories", "step_errors", "overall_score"):
+        assert got[key] == expected[key], key
+    assert got["run_metadata"]["atif_complete"] is True
+    assert "Traceback" not in on_ray.stderr
+
+
+def answered(server: JudgeServer) -> set[str]:
+    return {r.body_sha256 for r in list(server.log) if r.outcome == "ok"}
+
+
+def stored(store: Path) -> int:
+    if not store.exists():
+        return 0
+    with sqlite3.connect(store) as db:
+        return int(db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+
+
+def test_a_rerun_after_the_driver_is_killed_repeats_no_judge_call(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = collection(tmp_path, trees=16)
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    script = Script(latency=0.05)
+    with JudgeServer(script) as server:
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(server),
+            "--judge-timeout-seconds", "600", "--ray", cluster.address, "--quiet",
+            "-o", "out.json",
+        ]  # fmt: skip
+        env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
+        driver = subprocess.Popen(command, cwd=tmp_path, env=env, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while len(answered(server)) < 60 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert driver.poll() is None, "the run ended before it could be killed"
+            # from now on every call hangs: the workers' verdicts all reach the store...
+            script.latency = 3600
+            got = answered(server)
+            while stored(store) < len(got) and time.monotonic() < deadline:
+                time.sleep(0.05)
+                got = answered(server)
+            assert stored(store) == len(got) > 0
+            # ...and then the driver dies, with calls in flight on its workers
+            os.killpg(driver.pid, signal.SIGKILL)
+            driver.wait(30)
+        finally:
+            if driver.poll() is None:
+                os.killpg(driver.pid, signal.SIGKILL)
+                driver.wait(30)
+        first = answered(server)
+        assert not (tmp_path / "out.json").exists()
+        script.latency = 0.01
+        start = len(server.log)
+        again = subprocess.run(command, cwd=tmp_path, env=env, timeout=240)
+        assert again.returncode == 0
+        rerun = [r.body_sha256 for r in list(server.log)[start:]]
+    assert rerun, "the re-run had calls left to make"
+    assert not set(rerun) & first  # no call the killed run got an answer to is made again
+    document = results(tmp_path / "out.json")
+    assert document["run_metadata"]["atif_complete"] is True
+    assert document["judge"]["cache_hits"] >= len(first)
+
+
+def test_ctrl_c_cancels_the_work_on_the_cluster_writes_nothing_and_exits_130(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = collection(tmp_path)
+    env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
+    with JudgeServer(Script(latency=0.5)) as slow:
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(slow),
+            "--ray", cluster.address, "-o", "out.json",
+        ]  # fmt: skip
+        proc = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not slow.log and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        time.sleep(1)  # the calls in flight end; no unit goes on judging
+        after = len(slow.log)
+        time.sleep(2)
+        assert len(slow.log) == after
+    assert proc.returncode == 130, err
+    assert "interrupted: nothing was written" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()
+
+
+def unit_workers(cluster: LocalRayCluster, node: int) -> list[int]:
+    """The worker processes of `node` judging a unit right now."""
+    running = []
+    for pid in cluster.node_pids(node):
+        try:
+            name = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        except OSError:
+            continue
+        if name.startswith(b"ray::score_unit"):
+            running.append(pid)
+    return running
+
+
+def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = collection(tmp_path, trees=16)
+    with JudgeServer(Script(latency=0.05)) as server:
+        flags = judge_flags(server)
+        local = score(runs, *flags, "--no-cache", "-o", "local.json", cwd=tmp_path)
+        assert local.returncode == 0, local.stderr
+        planned = len(server.log)
+        server.log.clear()
+        command = [
+            sys.executable, "-m", "agentjudge", "score", str(runs), *flags, "--quiet",
+            "--ray", cluster.address, "-o", "ray.json",
+        ]  # fmt: skip
+        env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
+        driver = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        victims: list[int] = []
+        while not victims and time.monotonic() < deadline and driver.poll() is None:
+            if len(answered(server)) >= 40:
+                victims = unit_workers(cluster, 1)
+            time.sleep(0.01)
+        assert victims, "no unit was running on the joined node"
+        os.kill(victims[0], signal.SIGKILL)  # the worker process, by its PID
+        _, err = driver.communicate(timeout=240)
+    assert driver.returncode == 0, err
+    assert len(server.log) < 2 * planned
+    expected, got = results(tmp_path / "local.json"), results(tmp_path / "ray.json")
+    assert got["metrics"] == expected["metrics"]
+    assert step_scores(got) == step_scores(expected)
+    assert got["run_metadata"]["atif_complete"] is True
