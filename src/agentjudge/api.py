@@ -12,9 +12,8 @@ from agentjudge.atif import Node
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
-from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
+from agentjudge.judge.providers import Provider
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.session import JudgeSession, JudgeSettings
 from agentjudge.judge.store import VerdictStore, default_store_path
 from agentjudge.judge.telemetry import exporting
@@ -24,6 +23,7 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
 from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan
 from agentjudge.scoring.job import ScoringJob, load_roots
+from agentjudge.scoring.judge_provider import judge_provider
 from agentjudge.scoring.scored import JobResult
 
 # (roots, steps to judge, the job) -> a callback taking the steps judged so far
@@ -66,7 +66,7 @@ def score_trajectories(
 
         require_ray()
     criteria = job_criteria(config)
-    provider = job_provider(config, api_key)
+    provider = judge_provider(config, api_key)
     judge_note = provider.note
     settings = JudgeSettings(
         config.concurrency_limit,
@@ -133,27 +133,12 @@ def job_criteria(config: ScoreConfig) -> Criteria:
     )
 
 
-def job_provider(config: ScoreConfig, api_key: str | None = None) -> Provider:
-    """The judge a job's configuration names, its key from `api_key` or the key file."""
-    if api_key is None and config.judge_api_key_file is not None:
-        api_key = load_api_key(config.judge_api_key_file)
-    spec = JudgeSpec(
-        config.judge,
-        config.judge_model,
-        config.judge_url,
-        api_key,
-        config.judge_api_version,
-        config.judge_reasoning_effort,
-    )
-    return build_provider(spec)
-
-
 def plan_trajectories(config: ScoreConfig, api_key: str | None = None) -> PlanFigures:
     """What `score_trajectories(config)` would send, without sending anything: loads and
     validates the trajectories, plans every request, and looks each one up in the verdict
     store (when it exists: a dry run creates none)."""
     criteria = job_criteria(config)
-    provider = job_provider(config, api_key)
+    provider = judge_provider(config, api_key)
     path = Path(config.cache_path or default_store_path())
     store = VerdictStore(path) if config.cache and path.exists() else None
     try:

@@ -19,13 +19,12 @@ from agentjudge.atif import Node, parse_trajectory
 from agentjudge.atif.models import Trajectory
 from agentjudge.distributed.desk import Stored
 from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
-from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
 from agentjudge.judge.running import run_judging
-from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.store_commits import COMMIT_INTERVAL
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.job import Failure, ScoringJob
+from agentjudge.scoring.judge_provider import judge_provider
 from agentjudge.scoring.scored import Accounting, TreeResult
 from agentjudge.scoring.steps import FileCache
 
@@ -155,27 +154,10 @@ class UnitClient(JudgeClient):
         return outcome
 
 
-def unit_provider(config: ScoreConfig, api_key: str | None) -> Provider:
-    """The job's judge, built on the worker (as `api.job_provider` builds it on the driver):
-    its key is `api_key` when the caller gave one, else the key file or the provider's
-    environment variable on the worker's machine."""
-    if api_key is None and config.judge_api_key_file is not None:
-        api_key = load_api_key(config.judge_api_key_file)
-    spec = JudgeSpec(
-        config.judge,
-        config.judge_model,
-        config.judge_url,
-        api_key,
-        config.judge_api_version,
-        config.judge_reasoning_effort,
-    )
-    return build_provider(spec)
-
-
 def score_unit(work: UnitWork, desk: Any) -> UnitResult:
     """Judge one unit's trees (the body of the Ray task)."""
     config = work.config
-    provider = unit_provider(config, work.api_key)
+    provider = judge_provider(config, work.api_key)
     concurrency, timeout = work.concurrency, config.judge_timeout_seconds
     if provider.max_concurrency is not None:
         concurrency = min(concurrency, provider.max_concurrency)

@@ -1,0 +1,24 @@
+"""The judge a scoring job's configuration names: built by the driver (api.py) and by each
+Ray worker (distributed/worker.py) from the same function."""
+
+from __future__ import annotations
+
+from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
+from agentjudge.judge.secrets import load_api_key
+from agentjudge.scoring.config import ScoreConfig
+
+
+def judge_provider(config: ScoreConfig, api_key: str | None = None) -> Provider:
+    """The judge `config` names, its key from `api_key`, else the key file, else (in the
+    provider) its environment variable on this machine."""
+    if api_key is None and config.judge_api_key_file is not None:
+        api_key = load_api_key(config.judge_api_key_file)
+    spec = JudgeSpec(
+        config.judge,
+        config.judge_model,
+        config.judge_url,
+        api_key,
+        config.judge_api_version,
+        config.judge_reasoning_effort,
+    )
+    return build_provider(spec)
