@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from agentjudge.cli.score import bare_ray_flag
+from agentjudge.distributed.driver import free_lane
+from agentjudge.distributed.node_judges import Lane
 from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_steps
 from agentjudge.distributed.worker import Batch
 from agentjudge.errors import UsageError
@@ -60,14 +62,27 @@ def test_a_bare_ray_flag_starts_a_local_cluster() -> None:
     assert bare_ray_flag(["score", "--", "--ray"]) == ["score", "--", "--ray"]
 
 
+def test_a_node_with_the_embedded_judge_holds_one_unit_at_a_time() -> None:
+    a, b = (
+        Lane("a", ("http://127.0.0.1:1/v1", "m"), 1),
+        Lane("b", ("http://127.0.0.1:2/v1", "m"), 1),
+    )
+    unit = Unit(0, 0, 1, 1)
+    assert free_lane([a, b], {}) == a
+    assert free_lane([a, b], {"r1": (unit, a)}) == b
+    assert free_lane([a, b], {"r1": (unit, a), "r2": (unit, b)}) is None
+    anywhere = Lane(None, None, 4)  # a judge server: a few units per task, on any node
+    assert free_lane([anywhere], {str(n): (unit, anywhere) for n in range(3)}) == anywhere
+    assert free_lane([anywhere], {str(n): (unit, anywhere) for n in range(4)}) is None
+
+
 def test_ray_address_is_checked_with_the_rest_of_the_configuration() -> None:
     judge = {"judge_url": "http://127.0.0.1:9/v1", "judge_model": "m"}
     for address in ("auto", "local", "127.0.0.2:6379", "ray://head.svc:10001"):
         assert load_config(None, {**judge, "ray_address": address}).ray_address == address
     with pytest.raises(UsageError, match="ray_address: 'runs/' is not a Ray address"):
         load_config(None, {**judge, "ray_address": "runs/"})
-    with pytest.raises(UsageError, match=r"embedded judge .* does not run on Ray yet"):
-        load_config(None, {"judge": "local", "ray_address": "auto"})
+    assert load_config(None, {"judge": "local", "ray_address": "auto"}).ray_address == "auto"
     assert ScoreConfig(**judge).ray_address is None
 
 

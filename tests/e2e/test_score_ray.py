@@ -239,3 +239,44 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
     assert got["metrics"] == expected["metrics"]
     assert step_scores(got) == step_scores(expected)
     assert got["run_metadata"]["atif_complete"] is True
+
+
+@pytest.mark.local_judge
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the servers' processes in /proc")
+def test_the_embedded_judge_runs_a_server_on_each_node(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    from tests.e2e.test_local_judge import arithmetic, servers
+
+    runs = tmp_path / "runs"
+    for name in ("a", "b"):  # a unit each: one per node
+        arithmetic(runs / name)
+    before = servers()
+    # --failure-threshold 0: only the step calls are paid for
+    flags = ["--judge", "local", "--failure-threshold", "0", "--quiet"]
+    command = [
+        sys.executable, "-m", "agentjudge", "score", str(runs), *flags,
+        "--ray", cluster.address, "-o", "ray.json",
+    ]  # fmt: skip
+    env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
+    driver = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    running = 0
+    while driver.poll() is None:
+        running = max(running, len(servers() - before))
+        time.sleep(0.2)
+    assert driver.returncode == 0, driver.stderr.read() if driver.stderr else ""
+    assert running == 2  # one server per node, however many units
+    assert servers() <= before  # each stopped with the job
+    on_ray = results(tmp_path / "ray.json")
+    assert on_ray["judge"]["successes"] == 4
+    assert on_ray["run_parameters"]["atif_judge"].startswith("local/")
+    # a local run finds every verdict in the store the Ray run filled: the same judge,
+    # the same requests, the same results
+    local = score(runs, *flags, "-o", "local.json", cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    here = results(tmp_path / "local.json")
+    assert here["judge"]["cache_hits"] == 4
+    assert here["judge"]["successes"] == 0
+    assert step_scores(here) == step_scores(on_ray)
+    assert all(score is not None for _, _, score, _ in step_scores(on_ray))
+    assert here["metrics"] == on_ray["metrics"]

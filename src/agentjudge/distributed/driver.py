@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ from typing import Any
 from agentjudge.atif import Node
 from agentjudge.distributed import require_ray
 from agentjudge.distributed.desk import VerdictDesk
-from agentjudge.distributed.units import Unit, plan_units, slots, unit_steps
+from agentjudge.distributed.node_judges import Lane, start_node_judges, stop_node_judges
+from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_steps
 from agentjudge.distributed.worker import UnitResult, UnitWork, score_unit
 from agentjudge.errors import EXIT_JOB_FAILED, AgentJudgeError, UsageError
 from agentjudge.judge import JudgeClient
@@ -51,7 +53,8 @@ def run_on_ray(
     config = job.config
     connect(ray, config.ray_address or "auto")
     desk: Any = None
-    pending: dict[Any, Unit] = {}
+    node_judges: list[Any] = []
+    pending: dict[Any, tuple[Unit, Lane]] = {}
     try:
         if store_path is not None:
             here = ray.get_runtime_context().get_node_id()
@@ -61,7 +64,12 @@ def run_on_ray(
                 .options(num_cpus=0, scheduling_strategy=placement)
                 .remote(str(store_path))
             )
-        spread = slots(ray.cluster_resources().get("CPU", 1), config.concurrency_limit)
+        if config.judge == "local":
+            lanes, node_judges = start_node_judges(ray)
+            spread = Slots(len(lanes), 1)
+        else:
+            spread = slots(ray.cluster_resources().get("CPU", 1), config.concurrency_limit)
+            lanes = [Lane(None, None, SUBMITTED_PER_SLOT * spread.running)]
         steps = [job.tree_steps(root) for root in roots]
         units = plan_units(steps, unit_steps(sum(steps), spread))
         task = ray.remote(score_unit).options(num_cpus=1, max_retries=UNIT_RETRIES)
@@ -69,7 +77,7 @@ def run_on_ray(
         failure: Failure | None = None
         queue = list(reversed(units))
         while (queue and failure is None) or pending:
-            while queue and failure is None and len(pending) < SUBMITTED_PER_SLOT * spread.running:
+            while queue and failure is None and (lane := free_lane(lanes, pending)) is not None:
                 unit = queue.pop()
                 work = UnitWork(
                     unit.index,
@@ -79,11 +87,12 @@ def run_on_ray(
                     shipped_files(roots[unit.start : unit.stop]),
                     spread.share,
                     api_key,
+                    lane.judge,
                 )
-                pending[task.remote(work, desk)] = unit
+                pending[placed(ray, task, lane).remote(work, desk)] = (unit, lane)
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
             for ref in ready:
-                unit = pending.pop(ref)
+                unit, _lane = pending.pop(ref)
                 result = fetch(ray, ref)
                 done[unit.index] = result
                 merge(job, result)
@@ -98,6 +107,7 @@ def run_on_ray(
         return job.result(trees, failure)
     finally:
         cancel(ray, pending)  # Ctrl-C, an error: nothing keeps running for this job
+        stop_node_judges(ray, node_judges)
         if desk is not None:
             try:  # its last verdicts committed (each was, before its worker went on)
                 ray.get(desk.close.remote(), timeout=30)
@@ -105,6 +115,20 @@ def run_on_ray(
                 logging.getLogger(__name__).debug("closing the desk", exc_info=True)
             ray.kill(desk)
         ray.shutdown()
+
+
+def free_lane(lanes: Sequence[Lane], pending: dict[Any, tuple[Unit, Lane]]) -> Lane | None:
+    """The first lane holding fewer units than its capacity, if any."""
+    held = Counter(lane for _, lane in pending.values())
+    return next((lane for lane in lanes if held[lane] < lane.capacity), None)
+
+
+def placed(ray: Any, task: Any, lane: Lane) -> Any:
+    """`task`, pinned to the lane's node when it has one."""
+    if lane.node is None:
+        return task
+    strategy = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(lane.node, False)
+    return task.options(scheduling_strategy=strategy)
 
 
 def connect(ray: Any, address: str) -> None:
@@ -144,7 +168,7 @@ def fetch(ray: Any, ref: Any) -> UnitResult:
         ) from None
 
 
-def cancel(ray: Any, pending: dict[Any, Unit]) -> None:
+def cancel(ray: Any, pending: dict[Any, Any]) -> None:
     for ref in pending:
         try:
             ray.cancel(ref, force=True)

@@ -19,6 +19,7 @@ from agentjudge.atif import Node, parse_trajectory
 from agentjudge.atif.models import Trajectory
 from agentjudge.distributed.desk import Stored
 from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.providers.local import LocalJudge
 from agentjudge.judge.running import run_judging
 from agentjudge.judge.store_commits import COMMIT_INTERVAL
 from agentjudge.scoring.config import ScoreConfig
@@ -45,6 +46,8 @@ class UnitWork:
     files: dict[Path, bytes]  # every file the unit's nodes read, as the driver read it
     concurrency: int  # this unit's share of concurrency_limit
     api_key: str | None = None  # only when the caller gave one (see docs/distributed.md)
+    # the embedded judge's server on the unit's node and its model (node_judges.py)
+    local_judge: tuple[str, str] | None = None
 
 
 @dataclass
@@ -157,7 +160,11 @@ class UnitClient(JudgeClient):
 def score_unit(work: UnitWork, desk: Any) -> UnitResult:
     """Judge one unit's trees (the body of the Ray task)."""
     config = work.config
-    provider = judge_provider(config, work.api_key)
+    provider = (
+        LocalJudge(Path(work.local_judge[1]), server_url=work.local_judge[0])
+        if work.local_judge is not None
+        else judge_provider(config, work.api_key)
+    )
     concurrency, timeout = work.concurrency, config.judge_timeout_seconds
     if provider.max_concurrency is not None:
         concurrency = min(concurrency, provider.max_concurrency)

@@ -111,11 +111,6 @@ class ScoreConfig(BaseModel):
                 "--judge openai|anthropic|gemini|azure with --judge-model, "
                 "or --judge local (the embedded judge)"
             )
-        if self.ray_address is not None and self.judge == "local":
-            raise ValueError(
-                "the embedded judge (--judge local) does not run on Ray yet: give an "
-                "OpenAI-compatible judge server (--judge-url) that the workers reach, or drop --ray"
-            )
         return self
 
     def limits(self) -> Limits:

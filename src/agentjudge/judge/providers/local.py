@@ -112,11 +112,14 @@ class LocalJudge(OpenAICompatible):
         model_path: Path,
         threads: int | None = None,
         ready_timeout: float = READY_TIMEOUT,
+        server_url: str | None = None,
     ) -> None:
         super().__init__("http://127.0.0.1/v1", MODEL_NAME)
         self.model_path = model_path
         self.threads = threads or machine_threads()
         self.ready_timeout = ready_timeout
+        # a server already running (one per node of a Ray cluster): used, never started
+        self.server_url = server_url
 
     @property
     def identity(self) -> str:
@@ -153,16 +156,23 @@ class LocalJudge(OpenAICompatible):
 
     @contextlib.asynccontextmanager
     async def serving(self) -> AsyncIterator[None]:
+        if self.server_url is not None:
+            self._serve_at(self.server_url)
+            yield
+            return
         server = LlamaServer(self.model_path, self.threads)
         try:
             await server.wait_ready(self.ready_timeout)
-            self.base_url = server.base_url
-            self.endpoint = f"{server.base_url}/chat/completions"
-            self._url = httpx.URL(self.endpoint)
+            self._serve_at(server.base_url)
             yield
             server.check_alive()  # its failed calls alone would hide why they failed
         finally:
             server.stop()
+
+    def _serve_at(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.endpoint = f"{base_url}/chat/completions"
+        self._url = httpx.URL(self.endpoint)
 
 
 class LlamaServer:
