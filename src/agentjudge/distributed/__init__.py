@@ -25,7 +25,11 @@ EXTRA_HINT = "pip install 'agentjudge[ray]'"
 def require_ray() -> ModuleType:
     """The `ray` module, or a `UsageError` (exit 3) naming the extra that installs it."""
     try:
-        return importlib.import_module("ray")
+        ray = importlib.import_module("ray")
+        # `ray.util.scheduling_strategies`, which pins the desk and the embedded judge's
+        # servers to their nodes, is a submodule that `import ray` does not always load
+        importlib.import_module("ray.util.scheduling_strategies")
+        return ray
     except ImportError:
         raise UsageError(
             f"--ray (ray_address) needs Ray, which is not installed: {EXTRA_HINT}"

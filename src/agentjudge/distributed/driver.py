@@ -72,7 +72,7 @@ def run_on_ray(
             lanes = [Lane(None, None, SUBMITTED_PER_SLOT * spread.running)]
         steps = [job.tree_steps(root) for root in roots]
         units = plan_units(steps, unit_steps(sum(steps), spread))
-        task = ray.remote(score_unit).options(num_cpus=1, max_retries=UNIT_RETRIES)
+        task = ray.remote(score_unit)
         done: dict[int, UnitResult] = {}
         failure: Failure | None = None
         queue = list(reversed(units))
@@ -124,11 +124,12 @@ def free_lane(lanes: Sequence[Lane], pending: dict[Any, tuple[Unit, Lane]]) -> L
 
 
 def placed(ray: Any, task: Any, lane: Lane) -> Any:
-    """`task`, pinned to the lane's node when it has one."""
+    """`task` as a unit runs: a CPU, retried when its worker dies, pinned to the lane's
+    node when it has one."""
     if lane.node is None:
-        return task
+        return task.options(num_cpus=1, max_retries=UNIT_RETRIES)
     strategy = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(lane.node, False)
-    return task.options(scheduling_strategy=strategy)
+    return task.options(num_cpus=1, max_retries=UNIT_RETRIES, scheduling_strategy=strategy)
 
 
 def connect(ray: Any, address: str) -> None:
