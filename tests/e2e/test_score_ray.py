@@ -275,12 +275,17 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
         "--ray", cluster.address, "-o", "ray.json",
     ]  # fmt: skip
     env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
-    driver = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    # stderr to a file: a pipe nobody reads while polling could fill and stall the driver
+    errors = tmp_path / "driver.err"
     running: set[int] = set()
-    while driver.poll() is None:
-        running |= {pid for pid in servers() - before if "NodeJudge" in parent_title(pid)}
-        time.sleep(0.2)
-    assert driver.returncode == 0, driver.stderr.read() if driver.stderr else ""
+    with (
+        errors.open("w") as sink,
+        subprocess.Popen(command, cwd=tmp_path, env=env, stderr=sink) as driver,
+    ):
+        while driver.poll() is None:
+            running |= {pid for pid in servers() - before if "NodeJudge" in parent_title(pid)}
+            time.sleep(0.2)
+    assert driver.returncode == 0, errors.read_text()
     assert len(running) == 2  # one server per node, however many units
     assert servers() <= before  # each stopped with the job
     on_ray = results(tmp_path / "ray.json")
