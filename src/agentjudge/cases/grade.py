@@ -32,8 +32,8 @@ from agentjudge.cases.loading import (
     DEFAULT_JUDGE_TIMEOUT,
     RESULTS_DIR,
     Case,
-    Dataset,
     EvalConfig,
+    PlannedCases,
     TraceSet,
     find_root,
     identity,
@@ -45,9 +45,12 @@ from agentjudge.cases.loading import (
     trace_files,
 )
 from agentjudge.cases.outcome import gate, run_warnings
+from agentjudge.cases.outcome.console import MAX_CASE_ROWS
 from agentjudge.cases.outcome.intervals import rate_intervals
+from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
+from agentjudge.cases.outcome.status import PASSED
 from agentjudge.errors import UsageError
-from agentjudge.files import check_writable, write_atomic
+from agentjudge.files import check_writable, read_json
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import temperature_note
 from agentjudge.trust.intervals import Bootstrap
@@ -82,12 +85,19 @@ class GradeOptions:
 
 @dataclass(slots=True)
 class GradeRun:
-    """The written results document, where it went, and the judge's counters."""
+    """The written results document but its `cases` (see `read_document`), where it went,
+    the first cases needing attention, and the judge's counters."""
 
     document: dict[str, Any]
     output: Path
     exit_code: int
     stats: ClientStats | None = None  # None when no judge was called
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # first MAX_CASE_ROWS
+
+    def read_document(self) -> dict[str, Any]:
+        """The whole results document, every case's record included, read from its file."""
+        document: dict[str, Any] = read_json(self.output, "results file")
+        return document
 
 
 # The judge's counters in `judge_usage`, in its order (see `ClientStats.as_dict`).
@@ -131,16 +141,21 @@ class _Inputs:
     env: dict[str, str]  # the project's settings, the environment over its `.env`
     traces: TraceSet
     config: EvalConfig
-    planned: Dataset
+    planned: PlannedCases  # read once, by `_check`
     output: Path  # the results file, known to be writable
 
 
 @dataclass(slots=True)
 class _Checked:
-    """Every planned case's grade after its checks, and the metrics still to run: judge
-    requests and custom metric items, each with the grade and metric its result goes to."""
+    """Every planned case after its checks: the final ones' tallies (their records are in
+    the spool), the cases still waiting for metrics, and those metrics: judge requests and
+    custom metric items, each with the grade and metric its result goes to."""
 
-    grades: list[gate.CaseGrade] = field(default_factory=list)
+    spool: ResultsSpool
+    tallies: list[gate.CaseTally | None] = field(default_factory=list)  # None: waiting
+    waiting: dict[int, gate.CaseGrade] = field(default_factory=dict)  # by planned position
+    # the first final cases not passed, by position (the console shows a few)
+    flagged: dict[int, dict[str, Any]] = field(default_factory=dict)
     judge_items: list[tuple[str, JudgeRequest]] = field(default_factory=list)
     custom_items: list[dict[str, Any]] = field(default_factory=list)
     targets: dict[str, tuple[gate.CaseGrade, str]] = field(default_factory=dict)
@@ -176,32 +191,37 @@ class _Checked:
 def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> GradeRun:
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     inputs = _load(options, note)
-    checked = _Checked(
-        samples=_samples(options, inputs.config), temperature=_temperature(options, inputs.config)
-    )
-    _check(inputs, checked, note)
-    sampling = temperature_note(checked.samples, checked.temperature)
-    if sampling is not None and checked.judge_items:
-        note(sampling)
-    judged = _judge(options, inputs, checked, progress, note)
-    document = _document(inputs, checked, judged, graded_at, options.fail_on_unstable)
-    bootstrap = Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
-    document["metrics_interval"] = rate_intervals(checked.grades, bootstrap)
-    write_atomic(inputs.output, document, indent=2)
-    return GradeRun(document, inputs.output, document["summary"]["exit_code"], judged.stats)
+    with ResultsSpool(inputs.output) as spool:
+        checked = _Checked(
+            spool,
+            samples=_samples(options, inputs.config),
+            temperature=_temperature(options, inputs.config),
+        )
+        _check(inputs, checked, note)
+        sampling = temperature_note(checked.samples, checked.temperature)
+        if sampling is not None and checked.judge_items:
+            note(sampling)
+        judged = _judge(options, inputs, checked, progress, note)
+        tallies = [t for t in checked.tallies if t is not None]
+        document = _document(inputs, checked, tallies, judged, graded_at, options.fail_on_unstable)
+        bootstrap = Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
+        document["metrics_interval"] = rate_intervals(tallies, bootstrap)
+        write_results(inputs.output, document, spool.records())
+    del document["cases"]  # on disk only: `GradeRun.read_document` reads them
+    flagged = [checked.flagged[p] for p in sorted(checked.flagged)][:MAX_CASE_ROWS]
+    code = document["summary"]["exit_code"]
+    return GradeRun(document, inputs.output, code, judged.stats, flagged)
 
 
 def _load(options: GradeOptions, note: Note) -> _Inputs:
-    """Read the traces, config and dataset. Every case's metrics must be known and have a
-    threshold, and the results file must be writable, before any judge is called."""
+    """Read the traces and config and open the cases (read as `_check` reaches them); the
+    results file must be writable before anything else is done."""
     root = options.root or find_root()
     env = settings(root)
     files = trace_files(root, options.traces)
     traces = load_traces(files)
     config = run_config(root, options.config)
     planned = planned_cases(root, options.dataset, traces, note)
-    for case in planned.cases:
-        gate.check_case_metrics(config, case)
     base = root or Path.cwd()
     output = output_path(base, options.output, RESULTS_DIR, "results")
     check_writable(output)
@@ -226,21 +246,32 @@ def _temperature(options: GradeOptions, config: EvalConfig) -> float:
 
 
 def _check(inputs: _Inputs, checked: _Checked, note: Note) -> None:
-    """Each planned case against its trace: accounting, then its checks, then the metrics
-    of a case still judgeable are queued. Traces no case asked for are named and left."""
-    traces = inputs.traces
+    """Each planned case as the dataset yields it: its metrics must be known and have a
+    threshold (before any judge is called), then accounting, then its checks. A case with
+    nothing left to run is final and its record goes to the spool; the metrics of a case
+    still judgeable are queued. Traces no case asked for are named and left."""
+    traces, config = inputs.traces, inputs.config
     used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)
-    for case in inputs.planned.cases:
+    for case in inputs.planned:
+        gate.check_case_metrics(config, case)
         trace = traces.find(case.id)
         grade_ = gate.grade_checks(case, trace)
-        checked.grades.append(grade_)
-        if trace is None:
-            continue
-        used.add(str(trace["case_id"]))
-        if grade_.judgeable:
-            checked.plan_metrics(inputs.config, case, trace, grade_)
+        if trace is not None:
+            used.add(str(trace["case_id"]))
+            if grade_.judgeable:
+                checked.plan_metrics(config, case, trace, grade_)
+        if grade_.judge_scores:  # metrics opened: final once they have run
+            checked.waiting[len(checked.tallies)] = grade_
+            checked.tallies.append(None)
+            checked.spool.hold(grade_)
+        else:
+            tally = grade_.tally()
+            if tally.status != PASSED and len(checked.flagged) < MAX_CASE_ROWS:
+                checked.flagged[len(checked.tallies)] = grade_.as_dict()
+            checked.tallies.append(tally)
+            checked.spool.add(grade_)
     extra = [cid for cid in traces.traces if cid not in used]
-    if extra and inputs.planned.cases:
+    if extra and checked.tallies:
         note(f"{len(extra)} trace(s) not in the dataset are ignored: {run_warnings.some(extra)}")
 
 
@@ -273,14 +304,24 @@ def _judge(
         judge_metric = grade_.judge_scores[metric]["kind"] == "judge"
         samples = checked.samples if judge_metric else 1
         gate.apply_result(grade_, metric, fold_samples(judged.results, item_id, samples))
+    for position, grade_ in checked.waiting.items():
+        checked.tallies[position] = grade_.tally()
+        if grade_.status != PASSED:
+            checked.flagged[position] = grade_.as_dict()
     return judged
 
 
 def _document(
-    inputs: _Inputs, checked: _Checked, judged: Judged, graded_at: str, fail_on_unstable: bool
+    inputs: _Inputs,
+    checked: _Checked,
+    grades: list[gate.CaseTally],
+    judged: Judged,
+    graded_at: str,
+    fail_on_unstable: bool,
 ) -> dict[str, Any]:
-    """The results document: graph-agents-cli's keys in its order, then ours."""
-    config, traces, planned, grades = inputs.config, inputs.traces, inputs.planned, checked.grades
+    """The results document: graph-agents-cli's keys in its order, then ours; `cases` is
+    left empty here (`write_results` fills it from the spool)."""
+    config, traces, planned = inputs.config, inputs.traces, inputs.planned
     judge = judged.judge
     summary = gate.summarize(grades)
     quality = gate.quality(config, grades)
@@ -312,7 +353,7 @@ def _document(
         "quality": quality,
         "fake_model": fake_model,
         "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.judge_note),
-        "cases": [g.as_dict() for g in grades],
+        "cases": [],
         "judge_usage": _usage(judged.stats),
     }
 

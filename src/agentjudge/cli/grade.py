@@ -132,10 +132,12 @@ def _report(
     from agentjudge.cases.outcome import print_summary, write_junit
 
     out = Console(soft_wrap=True)
-    if junit is not None:
-        write_junit(junit, run.document)
-    if html is not None:
-        write_html_report(run.document, html, run.output, "--html")
+    if junit is not None or html is not None:
+        document = run.read_document()  # every case: these reports list them all
+        if junit is not None:
+            write_junit(junit, document)
+        if html is not None:
+            write_html_report(document, html, run.output, "--html")
     if not quiet and run.stats is not None and run.stats.store_hits:
         from agentjudge.judge.store import store_line
 
@@ -144,5 +146,5 @@ def _report(
         summary = run.document["summary"]
         out.print(f"agentjudge grade: exit code {run.exit_code}; {json.dumps(summary)}")
     else:
-        print_summary(run.document, out)
+        print_summary(run.document, out, run.flagged)
         out.print(f"results saved to {run.output}")

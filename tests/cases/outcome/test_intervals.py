@@ -30,7 +30,8 @@ def test_rates_over_cases_and_over_each_metric_s_scored_cases() -> None:
     grades += [graded(f"q{i}", ("rq", False), ("ts", True)) for i in range(30)]
     grades += [graded(f"f{i}", ("rq", None), failed=True) for i in range(10)]
     bootstrap = Bootstrap(seed=4, resamples=500)
-    record = rate_intervals(grades, bootstrap)
+    tallies = [grade.tally() for grade in grades]
+    record = rate_intervals(tallies, bootstrap)
     assert record == {
         "pass_rate": [pytest.approx(v, abs=1e-6) for v in rate_interval(60, 100, bootstrap)],  # type: ignore[union-attr]
         "metrics": {
@@ -41,7 +42,7 @@ def test_rates_over_cases_and_over_each_metric_s_scored_cases() -> None:
     }  # fmt: skip
     low, high = record["pass_rate"]
     assert low < 0.6 < high
-    assert record == rate_intervals(grades, bootstrap)
+    assert record == rate_intervals(tallies, bootstrap)
     assert rate_intervals([], bootstrap)["pass_rate"] is None
 
 

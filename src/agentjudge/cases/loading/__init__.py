@@ -26,7 +26,15 @@ if TYPE_CHECKING:
         load_config,
         parse_config,
     )
-    from agentjudge.cases.loading.dataset import Case, Dataset, cases_from_raw, load_dataset
+    from agentjudge.cases.loading.dataset import (
+        Case,
+        CaseStream,
+        Dataset,
+        PlannedCases,
+        cases_from_raw,
+        load_dataset,
+        stream_dataset,
+    )
     from agentjudge.cases.loading.expect import (
         CHECK_DESCRIPTIONS,
         CHECKS,
@@ -72,11 +80,13 @@ __all__ = [
     "RESULTS_DIR",
     "SCOPE_ALL_TURNS",
     "Case",
+    "CaseStream",
     "CustomMetric",
     "Dataset",
     "EvalConfig",
     "Identity",
     "JudgeSpec",
+    "PlannedCases",
     "QualityMetric",
     "TraceSet",
     "agent_package",
@@ -99,6 +109,7 @@ __all__ = [
     "run_config",
     "scale_value",
     "settings",
+    "stream_dataset",
     "timestamped",
     "trace_files",
     "trace_from_atif",
@@ -107,7 +118,15 @@ __all__ = [
 _HOMES = {
     "approval_match": ("call_matches", "describe_gate", "describe_match"),
     "config": ("CustomMetric", "EvalConfig", "QualityMetric", "load_config", "parse_config"),
-    "dataset": ("Case", "Dataset", "cases_from_raw", "load_dataset"),
+    "dataset": (
+        "Case",
+        "CaseStream",
+        "Dataset",
+        "PlannedCases",
+        "cases_from_raw",
+        "load_dataset",
+        "stream_dataset",
+    ),
     "expect": ("CHECKS", "CHECK_DESCRIPTIONS", "MODIFIERS", "SCOPE_ALL_TURNS", "normalise_expect"),
     "judge_metrics": ("BUILTIN_JUDGES", "JudgeSpec", "scale_value"),
     "metric_catalog": ("catalog",),

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agentjudge.cases.loading.expect import canonical_case, normalise_expect
+from agentjudge.cases.loading.json_stream import array_items
 from agentjudge.errors import UsageError, clip
 from agentjudge.files import read_json
 
@@ -43,41 +45,114 @@ class Dataset:
     hash: str
     sources: list[Path] = field(default_factory=list)
 
+    def __iter__(self) -> Iterator[Case]:
+        return iter(self.cases)
+
+    @property
+    def count(self) -> int:
+        return len(self.cases)
+
+
+class PlannedCases(Protocol):
+    """The cases a run grades, in order: a `Dataset` (all held) or a `CaseStream`."""
+
+    sources: list[Path]
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def hash(self) -> str: ...
+
+    def __iter__(self) -> Iterator[Case]: ...
+
+
+class CaseStream:
+    """The planned cases, validated and yielded one at a time, never all held: iterate it
+    once; `hash` (of their canonical JSON, as `Dataset.hash`) and `count` are known after.
+
+    `raws` yields each raw case with where it is (for error messages) and the file it is
+    in; `at_end` is called with the hash once the last case has been yielded."""
+
+    def __init__(
+        self,
+        raws: Iterable[tuple[Any, str, str]],
+        sources: list[Path] | None = None,
+        at_end: Callable[[str], None] | None = None,
+    ) -> None:
+        self.sources = sources or []
+        self.count = 0
+        self._raws = raws
+        self._at_end = at_end
+        self._hash: str | None = None
+
+    @property
+    def hash(self) -> str:
+        if self._hash is None:
+            raise RuntimeError("the stream's hash is known once every case has been read")
+        return self._hash
+
+    def __iter__(self) -> Iterator[Case]:
+        # the hash of {"cases": [...]} in sorted-key compact JSON, written a case at a time
+        digest = hashlib.sha256(b'{"cases":[')
+        seen: dict[str, str] = {}  # case id: the file it came from
+        for raw, where, origin in self._raws:
+            case = parse_case(raw, where)
+            if case.id in seen:
+                raise UsageError(
+                    f"{where}.id {clip(repr(case.id))} is already used in {seen[case.id]}; "
+                    "give every case a unique id"
+                )
+            seen[case.id] = origin
+            if self.count:
+                digest.update(b",")
+            digest.update(_canonical(case.raw))
+            self.count += 1
+            yield case
+        digest.update(b"]}")
+        self._hash = digest.hexdigest()
+        if self._at_end is not None:
+            self._at_end(self._hash)
+
 
 def canonical_hash(value: Any) -> str:
     """sha256 of sorted-key, compact, non-ASCII-preserving JSON (graph-agents-cli's hash)."""
+    return hashlib.sha256(_canonical(value)).hexdigest()
+
+
+def _canonical(value: Any) -> bytes:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text.encode("utf-8")
+
+
+def stream_dataset(paths: list[Path], at_end: Callable[[str], None] | None = None) -> CaseStream:
+    """The cases of dataset files, streamed (see `CaseStream`); each file is checked as it
+    is reached, and a duplicate case id across them is an error."""
+    return CaseStream(_dataset_raws(paths), list(paths), at_end)
+
+
+def _dataset_raws(paths: list[Path]) -> Iterator[tuple[Any, str, str]]:
+    for path in paths:
+        count = 0
+        for count, raw in enumerate(array_items(path, "cases", "dataset"), 1):
+            yield raw, f"dataset {path}: cases[{count - 1}]", str(path)
+        if count == 0:  # no `cases` items: say why (read whole, on this path only)
+            data = read_json(path, "dataset")
+            if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+                raise UsageError(f'dataset {path}: must be an object {{"cases": [...]}}')
+            raise UsageError(f"dataset {path}: cases is empty; add at least one case")
 
 
 def load_dataset(paths: list[Path]) -> Dataset:
-    """Read and merge dataset files; a duplicate case id across them is an error."""
-    cases: list[Case] = []
-    raws: list[Any] = []
-    seen: dict[str, Path] = {}
-    for path in paths:
-        data = read_json(path, "dataset")
-        if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
-            raise UsageError(f'dataset {path}: must be an object {{"cases": [...]}}')
-        if not data["cases"]:
-            raise UsageError(f"dataset {path}: cases is empty; add at least one case")
-        for index, raw in enumerate(data["cases"]):
-            case = parse_case(raw, f"{path}: cases[{index}]")
-            if case.id in seen:
-                raise UsageError(
-                    f"dataset {path}: cases[{index}].id {clip(repr(case.id))} is already used in "
-                    f"{seen[case.id]}; give every case a unique id"
-                )
-            seen[case.id] = path
-            cases.append(case)
-            raws.append(case.raw)
-    return Dataset(cases, canonical_hash({"cases": raws}), list(paths))
+    """Read and merge dataset files, all cases held (see `stream_dataset` for the stream)."""
+    stream = stream_dataset(paths)
+    cases = list(stream)
+    return Dataset(cases, stream.hash, list(paths))
 
 
-def cases_from_raw(raws: list[Any], where: str) -> Dataset:
-    """The cases embedded in traces (`trace.case`), validated like a dataset's."""
-    cases = [parse_case(raw, f"{where}: case {i}") for i, raw in enumerate(raws)]
-    return Dataset(cases, canonical_hash({"cases": [case.raw for case in cases]}))
+def cases_from_raw(raws: Iterable[Any], where: str) -> CaseStream:
+    """The cases embedded in traces (`trace.case`), validated like a dataset's, streamed."""
+    return CaseStream((raw, f"{where}: case {i}", where) for i, raw in enumerate(raws))
 
 
 def parse_case(raw: Any, where: str) -> Case:

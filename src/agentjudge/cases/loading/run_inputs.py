@@ -7,7 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentjudge.cases.loading.config import EvalConfig, load_config
-from agentjudge.cases.loading.dataset import Case, Dataset, cases_from_raw, load_dataset
+from agentjudge.cases.loading.dataset import (
+    Case,
+    Dataset,
+    PlannedCases,
+    cases_from_raw,
+    stream_dataset,
+)
 from agentjudge.cases.loading.expect import normalise_expect
 from agentjudge.cases.loading.project import (
     DATASETS_DIR,
@@ -34,34 +40,36 @@ def run_config(root: Path | None, value: str | None) -> EvalConfig:
 
 def planned_cases(
     root: Path | None, value: str | None, traces: TraceSet, note: Callable[[str], None]
-) -> Dataset:
+) -> PlannedCases:
     """`--dataset`; else the traces' recorded dataset if unchanged; else the cases the
-    traces embed; else one expectation-free case per trace (accounting only)."""
+    traces embed; else one expectation-free case per trace (accounting only). Dataset
+    files and embedded cases are streamed: each case is checked as the run reaches it."""
     if value:
-        dataset = load_dataset(_dataset_files(root or Path.cwd(), value))
-        if traces.dataset_hash and dataset.hash != traces.dataset_hash:
-            note(
-                "--dataset differs from the dataset the traces were generated from (hash "
-                "mismatch): its expectations are applied to replies made for another version, "
-                "and cases absent from the traces count as missing; the results record both "
-                "hashes"
-            )
-        return dataset
+
+        def compare(digest: str) -> None:
+            if traces.dataset_hash and digest != traces.dataset_hash:
+                note(
+                    "--dataset differs from the dataset the traces were generated from (hash "
+                    "mismatch): its expectations are applied to replies made for another "
+                    "version, and cases absent from the traces count as missing; the results "
+                    "record both hashes"
+                )
+
+        return stream_dataset(_dataset_files(root or Path.cwd(), value), compare)
     recorded = traces.meta.get("dataset_paths") or []
     if recorded and root is not None and isinstance(recorded, list):
         files = [root / str(p) for p in recorded]
         if all(f.is_file() for f in files):
             try:
-                dataset = load_dataset(files)
+                digest = _checked_hash(files)
             except UsageError as exc:
                 note(f"the recorded dataset is unusable ({exc}); using the cases in the traces")
             else:
-                if dataset.hash == traces.dataset_hash:
-                    return dataset
+                if digest == traces.dataset_hash:
+                    return stream_dataset(files)
                 note("the dataset changed since the traces were made; using the cases in them")
     if traces.embedded:
-        raws = [traces.embedded[cid] for cid in traces.traces if cid in traces.embedded]
-        return cases_from_raw(raws, f"traces {', '.join(traces.files)}")
+        return cases_from_raw(traces.embedded_cases(), f"traces {', '.join(traces.files)}")
     if traces.traces:
         note(
             "the traces carry no case definitions: grading case accounting only; pass "
@@ -73,6 +81,14 @@ def planned_cases(
         for cid in traces.traces
     ]
     return Dataset(cases, traces.dataset_hash or "")
+
+
+def _checked_hash(files: list[Path]) -> str:
+    """The hash of dataset files, every case read and checked (and none kept) on the way."""
+    stream = stream_dataset(files)
+    for _ in stream:
+        pass
+    return stream.hash
 
 
 def _dataset_files(root: Path, value: str) -> list[Path]:

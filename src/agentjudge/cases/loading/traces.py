@@ -8,14 +8,15 @@ A folder merges its `*.json` files in sorted order. All files must come from one
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentjudge.cases.loading.json_stream import compact, drain_array, expand
 from agentjudge.cases.loading.project import TRACES_DIR, caller_dir, json_files, latest_traces
 from agentjudge.confine import not_regular_problem, resolve_inside
 from agentjudge.errors import Problem, UsageError
-from agentjudge.files import read_json
 
 # Wrapper fields copied from the first file that has them (they describe the agent run).
 _META_KEYS = (
@@ -35,10 +36,11 @@ class TraceSet:
 
     files: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
-    traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # each trace as compact JSON text: `find` parses the one asked for
+    traces: dict[str, str] = field(default_factory=dict)
     # other names a trace answers to (an ATIF run's trajectory_id, session_id, file stem)
     aliases: dict[str, str] = field(default_factory=dict)
-    embedded: dict[str, dict[str, Any]] = field(default_factory=dict)
+    embedded: dict[str, str] = field(default_factory=dict)  # a trace's `case`, as compact JSON
 
     @property
     def dataset_hash(self) -> str | None:
@@ -47,10 +49,19 @@ class TraceSet:
 
     def find(self, case_id: str) -> dict[str, Any] | None:
         """The trace of `case_id`, by its own id or by an alias."""
-        trace = self.traces.get(case_id)
-        if trace is None and case_id in self.aliases:
-            trace = self.traces.get(self.aliases[case_id])
+        text = self.traces.get(case_id)
+        if text is None and case_id in self.aliases:
+            text = self.traces.get(self.aliases[case_id])
+        if text is None:
+            return None
+        trace: dict[str, Any] = expand(text)
         return trace
+
+    def embedded_cases(self) -> Iterator[Any]:
+        """The cases the traces embed, in the traces' order, parsed one at a time."""
+        for case_id in self.traces:
+            if case_id in self.embedded:
+                yield expand(self.embedded[case_id])
 
 
 def trace_files(root: Path | None, value: str | None) -> list[Path]:
@@ -93,18 +104,33 @@ def _confined(files: list[Path], root: Path) -> list[Path]:
 
 
 def load_traces(files: list[Path]) -> TraceSet:
-    """Merge the traces of `files` (graph-agents-cli traces files or ATIF trajectories)."""
+    """Merge the traces of `files` (graph-agents-cli traces files or ATIF trajectories).
+
+    A traces file is read in one streaming pass and each trace kept as compact JSON text
+    (`TraceSet.find` parses the one asked for): memory follows the files' size, not ten
+    times it as parsed objects."""
     merged = TraceSet(meta={"dataset_hash": None})
     stamps: dict[str, str] = {}
     for path in files:
-        data = read_json(path, "traces file")
         merged.files.append(str(path))
+        kept: list[_Kept] = []  # traces met before the file's generated_at is known
+
+        def take(trace: Any, path: Path = path, kept: list[_Kept] = kept) -> None:
+            index = len(kept)
+            if not isinstance(trace, dict) or not trace.get("case_id"):
+                raise UsageError(
+                    f"traces file {path}: traces[{index}].case_id is missing; every trace "
+                    "names the case it answers"
+                )
+            kept.append(_kept(trace))
+
+        data = drain_array(path, "traces", "traces file", take)
         if _is_atif(data):
             # the ATIF models load only when an ATIF file is met
             from agentjudge.cases.loading.trajectories import trace_from_atif
 
             trace, aliases = trace_from_atif(data, path)
-            _add(merged, stamps, trace, "")
+            _add(merged, stamps, _kept(trace), "")
             for alias in aliases:
                 merged.aliases.setdefault(alias, trace["case_id"])
             continue
@@ -115,14 +141,18 @@ def load_traces(files: list[Path]) -> TraceSet:
             )
         _merge_meta(merged, data, path)
         stamp = str(data.get("generated_at") or "")
-        for index, trace in enumerate(data["traces"]):
-            if not isinstance(trace, dict) or not trace.get("case_id"):
-                raise UsageError(
-                    f"traces file {path}: traces[{index}].case_id is missing; every trace names "
-                    "the case it answers"
-                )
-            _add(merged, stamps, trace, stamp)
+        for entry in kept:
+            _add(merged, stamps, entry, stamp)
     return merged
+
+
+# A trace as `load_traces` keeps it: its case id, its text, its embedded case's text
+_Kept = tuple[str, str, str | None]
+
+
+def _kept(trace: dict[str, Any]) -> _Kept:
+    case = trace.get("case")
+    return str(trace["case_id"]), compact(trace), compact(case) if isinstance(case, dict) else None
 
 
 def _merge_meta(merged: TraceSet, data: dict[str, Any], path: Path) -> None:
@@ -140,14 +170,13 @@ def _merge_meta(merged: TraceSet, data: dict[str, Any], path: Path) -> None:
             merged.meta[key] = data[key]
 
 
-def _add(merged: TraceSet, stamps: dict[str, str], trace: dict[str, Any], stamp: str) -> None:
-    case_id = str(trace["case_id"])
+def _add(merged: TraceSet, stamps: dict[str, str], kept: _Kept, stamp: str) -> None:
+    case_id, text, case = kept
     if case_id in merged.traces and stamps[case_id] > stamp:
         return
-    merged.traces[case_id] = trace
+    merged.traces[case_id] = text
     stamps[case_id] = stamp
-    case = trace.get("case")
-    if isinstance(case, dict):
+    if case is not None:
         merged.embedded[case_id] = case
 
 

@@ -27,8 +27,13 @@ _VERDICT = {
 }
 
 
-def print_summary(document: dict[str, Any], console: Console) -> None:
-    """Status counts, quality metrics, the first cases needing attention, the verdict."""
+def print_summary(
+    document: dict[str, Any], console: Console, flagged: list[dict[str, Any]] | None = None
+) -> None:
+    """Status counts, quality metrics, the first cases needing attention, the verdict.
+
+    `flagged`: the first records of cases not passed, when `document` holds no `cases`
+    (grade keeps them on disk); else they are found in `document["cases"]`."""
     summary = document["summary"]
     table = Table(title="agentjudge grade", show_header=True, header_style="bold")
     table.add_column("Status")
@@ -46,7 +51,8 @@ def print_summary(document: dict[str, Any], console: Console) -> None:
         console.print(f"pass rate: {rate}")
     if document["quality"]:
         console.print(_quality_table(document["quality"], intervals.get("metrics") or {}))
-    flagged = [c for c in document["cases"] if c["status"] != PASSED]
+    if flagged is None:
+        flagged = [c for c in document["cases"] if c["status"] != PASSED][:MAX_CASE_ROWS]
     if flagged:
         cases = Table(title="Cases needing attention", show_header=True, header_style="bold")
         cases.add_column("Case")
@@ -61,8 +67,9 @@ def print_summary(document: dict[str, Any], console: Console) -> None:
                 escape("\n".join(reasons)),
             )
         console.print(cases)
-        if len(flagged) > MAX_CASE_ROWS:
-            console.print(f"... and {len(flagged) - MAX_CASE_ROWS} more in the results file")
+        more = document["planned"] - summary[PASSED] - len(flagged)
+        if more > 0:
+            console.print(f"... and {more} more in the results file")
     unstable = summary.get("unstable")
     if unstable:
         console.print(

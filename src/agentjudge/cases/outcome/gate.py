@@ -8,7 +8,9 @@ threshold); else 0.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 from agentjudge.cases.checking import run_checks
@@ -77,6 +79,42 @@ class CaseGrade:
         if self.unstable:
             data["unstable"] = list(self.unstable)
         return data
+
+    def tally(self) -> CaseTally:
+        """What the run's summary, rates and warnings need of this case, once it is final."""
+        scores = {
+            name: {"passed": entry["passed"], "quality": entry.get("quality", False)}
+            for name, entry in self.judge_scores.items()
+        }
+        return CaseTally(
+            self.id,
+            self.status,
+            scores or _NO_SCORES,
+            self.truncated_results,
+            self.final_turn_only,
+            tuple(self.lacking),
+            self.unrecorded_turns,
+            bool(self.unstable),
+        )
+
+
+# shared by every case without judge or custom metrics (most of a checks-only run)
+_NO_SCORES: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class CaseTally:
+    """A final case as the summary, the quality rates, the intervals and the warnings read
+    it: what a run keeps of each case once its record is written (see grade.py)."""
+
+    id: str
+    status: str
+    judge_scores: Mapping[str, Mapping[str, Any]]  # per metric: passed, quality
+    truncated_results: int
+    final_turn_only: bool
+    lacking: tuple[str, ...]
+    unrecorded_turns: int
+    unstable: bool
 
 
 def grade_checks(case: Case, trace: dict[str, Any] | None) -> CaseGrade:
@@ -181,7 +219,7 @@ def apply_result(grade: CaseGrade, metric: str, result: MetricResult | None) -> 
         grade.failures.append(text)
 
 
-def summarize(grades: list[CaseGrade]) -> dict[str, int]:
+def summarize(grades: Sequence[CaseTally]) -> dict[str, int]:
     """How many cases ended in each status."""
     summary = dict.fromkeys(STATUSES, 0)
     for grade in grades:
@@ -189,7 +227,7 @@ def summarize(grades: list[CaseGrade]) -> dict[str, int]:
     return summary
 
 
-def quality(config: EvalConfig, grades: list[CaseGrade]) -> dict[str, dict[str, Any]]:
+def quality(config: EvalConfig, grades: Sequence[CaseTally]) -> dict[str, dict[str, Any]]:
     """Per quality metric: the pass rate over the cases it scored, and whether it is met.
 
     A run with an error or missing case (or no case) is `incomplete` and a metric no case

@@ -3,14 +3,15 @@ each metric's pass rate over the cases it scored (quality metrics' `pass_rate` a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from agentjudge.cases.outcome.gate import CaseGrade
+from agentjudge.cases.outcome.gate import CaseTally
 from agentjudge.cases.outcome.status import PASSED
 from agentjudge.trust.intervals import Bootstrap, interval_record, rate_interval
 
 
-def rate_intervals(grades: list[CaseGrade], bootstrap: Bootstrap) -> dict[str, Any]:
+def rate_intervals(grades: Sequence[CaseTally], bootstrap: Bootstrap) -> dict[str, Any]:
     """The results' `metrics_interval`: `pass_rate` (cases passed / planned), `metrics`
     (per metric: cases at or above its threshold / cases it scored), each [low, high] or
     null, with the level, resamples and seed. Resampling cases draws Binomial(n, rate)."""

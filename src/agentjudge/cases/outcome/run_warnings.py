@@ -6,10 +6,11 @@ gate met on a fake model or on partial evidence never looks like a real pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agentjudge.cases.loading import EvalConfig
-from agentjudge.cases.outcome.gate import CaseGrade
+from agentjudge.cases.outcome.gate import CaseTally
 
 FAKE_AGENT = (
     "the agent ran on the deterministic fake model (MODEL_PROVIDER=fake): its replies are "
@@ -46,7 +47,7 @@ def fake_sides(meta: dict[str, Any], judge_provider: str | None, judged: bool) -
 
 def warnings(
     config: EvalConfig,
-    grades: list[CaseGrade],
+    grades: Sequence[CaseTally],
     fake: list[str],
     meta: dict[str, Any],
     judge_note: str | None = None,

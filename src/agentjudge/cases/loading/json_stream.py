@@ -1,0 +1,112 @@
+"""Reading big JSON files an item at a time (ijson's C backend), so that a 100,000-case
+dataset or traces file never sits in memory as one parsed document.
+
+A file ijson rejects is read again by `read_json`, whose message (orjson's, naming the line
+and column) is the one a user sees for any invalid file, streamed or not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import ijson
+import orjson
+
+from agentjudge.errors import UsageError
+from agentjudge.files import read_json
+
+# ijson's bytes per read; also how often the traces' finished items are taken away
+BUFFER = 64 * 1024
+
+
+def array_items(path: Path, key: str, what: str) -> Iterator[Any]:
+    """The items of the top-level object's `key` array, one at a time; nothing when the
+    file holds no such array (the caller tells an empty array from a wrong shape)."""
+    try:
+        with _open(path, what) as handle:
+            yield from ijson.items(handle, f"{key}.item", use_float=True, buf_size=BUFFER)
+    except (ijson.JSONError, UnicodeDecodeError) as exc:
+        raise _invalid(path, what, exc) from None
+
+
+def drain_array(path: Path, key: str, what: str, take: Callable[[Any], None]) -> Any:
+    """Parse `path` in one pass and return its top-level value; the items of the top-level
+    object's `key` array go to `take` as each is finished and are not kept in it.
+
+    ijson builds the whole document, but the `key` list it fills is the one the first
+    object it makes (the top level) holds: each time ijson reads more of the file, every
+    item of that list but the last (which may still be growing) is handed on and removed.
+    """
+    top: dict[str, Any] = {}
+    # C-level: the first map ijson asks for is `top`, every later one a new dict
+    maps = itertools.chain([top], iter(dict, None)).__next__
+
+    def drain(final: bool) -> None:
+        items = top.get(key)
+        if not isinstance(items, list):
+            return
+        done = len(items) if final else len(items) - 1
+        if done > 0:
+            for item in items[:done]:
+                take(item)
+            del items[:done]
+
+    try:
+        with _open(path, what) as handle:
+            reader = _Draining(handle, drain)
+            value = next(ijson.items(reader, "", map_type=maps, use_float=True, buf_size=BUFFER))
+    except (ijson.JSONError, UnicodeDecodeError, StopIteration) as exc:
+        raise _invalid(path, what, exc) from None
+    if value is top:
+        drain(True)
+    return value
+
+
+def compact(value: Any) -> str:
+    """One item kept as compact JSON text (a tenth of its parsed size)."""
+    try:
+        # a str: orjson's bytes keep their whole growth buffer, kilobytes each
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer wider than 64 bits
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def expand(text: str) -> Any:
+    """An item `compact` kept, parsed again."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # what `compact` wrote with json
+        return json.loads(text)
+
+
+class _Draining:
+    """A binary file whose every read first hands on what ijson has finished."""
+
+    def __init__(self, handle: BinaryIO, drain: Callable[[bool], None]) -> None:
+        self._handle = handle
+        self._drain = drain
+
+    def read(self, size: int = -1) -> bytes:
+        self._drain(False)
+        return self._handle.read(size)
+
+
+def _open(path: Path, what: str) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise UsageError(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what} {path} is a folder; name a JSON file") from None
+    except OSError as exc:
+        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
+
+
+def _invalid(path: Path, what: str, exc: BaseException) -> UsageError:
+    """The usage error of a file ijson could not read: orjson's message when it agrees."""
+    read_json(path, what)  # raises with the line and column of the fault
+    return UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file")
