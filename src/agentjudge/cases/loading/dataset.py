@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+import orjson
 
 from agentjudge.cases.loading.expect import canonical_case, normalise_expect
 from agentjudge.cases.loading.json_stream import array_items
@@ -120,7 +123,18 @@ def canonical_hash(value: Any) -> str:
     return hashlib.sha256(_canonical(value)).hexdigest()
 
 
+# orjson writes a float below 1e-4 as 0.0000… or with a one-digit exponent (1e-5), where
+# json writes 1e-05; these and what orjson refuses are written by json (the hash's own)
+_JSON_DIFFERS = re.compile(rb"\de-|0\.0000")
+
+
 def _canonical(value: Any) -> bytes:
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        if not _JSON_DIFFERS.search(data):  # also a string holding such text: json, to be sure
+            return data
+    except TypeError:  # an integer wider than 64 bits, a lone surrogate
+        pass
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 
