@@ -10,6 +10,7 @@ bug), 130 interrupted.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
@@ -18,17 +19,6 @@ from typing import Annotated
 import typer
 
 from agentjudge import __version__
-from agentjudge.cli.analyze import analyze_command
-from agentjudge.cli.calibrate import calibrate_command
-from agentjudge.cli.compare import compare_command
-from agentjudge.cli.convert import convert_app
-from agentjudge.cli.evalhub import evalhub_command
-from agentjudge.cli.grade import grade_command
-from agentjudge.cli.judge_server import judge_server_command
-from agentjudge.cli.metric import metric_app
-from agentjudge.cli.report import report_command
-from agentjudge.cli.score import bare_ray_flag, score_command
-from agentjudge.cli.validate import validate_command
 from agentjudge.errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -79,23 +69,48 @@ def _root(
     _debug["on"] = debug
 
 
-# in this order `--help` lists them (a group such as `metric` comes after the commands)
-app.command("validate")(validate_command)
-app.command("score")(score_command)
-app.command("evalhub")(evalhub_command)
-app.command("judge-server")(judge_server_command)
-app.command("grade")(grade_command)
-app.command("compare")(compare_command)
-app.command("analyze")(analyze_command)
-app.command("calibrate")(calibrate_command)
-app.add_typer(metric_app, name="metric")
-app.add_typer(convert_app, name="convert")
-app.command("report")(report_command)
+# Each command's module and its command (a function) or group (a Typer), in the order
+# `--help` lists them (a group such as `metric` comes after the commands). A run imports
+# only the module of the command it runs: `grade` has no use for the ATIF models that
+# `score` loads, and start-up is part of every CI gate's time.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "validate_command"),
+    "score": ("score", "score_command"),
+    "evalhub": ("evalhub", "evalhub_command"),
+    "judge-server": ("judge_server", "judge_server_command"),
+    "grade": ("grade", "grade_command"),
+    "compare": ("compare", "compare_command"),
+    "analyze": ("analyze", "analyze_command"),
+    "calibrate": ("calibrate", "calibrate_command"),
+    "metric": ("metric", "metric_app"),
+    "convert": ("convert", "convert_app"),
+    "report": ("report", "report_command"),
+}
+
+
+def _register(argv: list[str]) -> None:
+    """Add to `app` the command `argv` names, or every command when it names none (the
+    root's `--help`, a typo that click answers with the list)."""
+    named = next((word for word in argv if not word.startswith("-")), None)
+    for name in [named] if named in _COMMANDS else list(_COMMANDS):
+        module, attribute = _COMMANDS[name]
+        command = getattr(importlib.import_module(f"agentjudge.cli.{module}"), attribute)
+        if isinstance(command, typer.Typer):
+            app.add_typer(command, name=name)
+        else:
+            app.command(name)(command)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print one line each and map to their exit code."""
-    argv = bare_ray_flag(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    app.registered_commands.clear()
+    app.registered_groups.clear()
+    _register(argv)
+    if any(command.name == "score" for command in app.registered_commands):
+        from agentjudge.cli.score import bare_ray_flag
+
+        argv = bare_ray_flag(argv)
     try:
         result = app(args=argv, standalone_mode=False)
     except _ClickException as exc:
