@@ -13,19 +13,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentjudge.cases.judging import (
-    Judged,
-    JudgingOptions,
+from agentjudge.cases import judging  # its judge calls and runner: imported when needed
+from agentjudge.cases.judging.identity import Judged, JudgingOptions, resolve_identity
+from agentjudge.cases.judging.samples import fold_samples, sample_items
+from agentjudge.cases.judging.transcript import (
     RenderedCase,
     fill_prompt,
-    fold_samples,
     judge_notes,
-    judge_request,
     lacking,
     render_case,
-    resolve_identity,
-    run_metrics,
-    sample_items,
 )
 from agentjudge.cases.loading import (
     DEFAULT_JUDGE_CALL_TIMEOUT,
@@ -184,7 +180,7 @@ class _Checked:
             spec = config.judges[metric]
             grade_.lacking += lacking(metric, rendered, trace)
             prompt = fill_prompt(spec, rendered)
-            request = judge_request(prompt.text, spec.scale, self.temperature)
+            request = judging.judge_request(prompt.text, spec.scale, self.temperature)
             self.judge_items += sample_items(item_id, request, self.samples)
 
 
@@ -290,7 +286,7 @@ def _judge(
     judge_items, custom_items = checked.judge_items, checked.custom_items
     if judge_items or custom_items:
         advance = progress(len(judge_items)) if progress and judge_items else None
-        judged = run_metrics(
+        judged = judging.run_metrics(
             judge,
             inputs.env,
             judge_items,

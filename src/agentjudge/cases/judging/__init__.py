@@ -1,10 +1,10 @@
 """Judging: the judge and custom metrics of the cases that passed their checks.
 
-`transcript` renders what a judge reads of a case; `judge_calls` chooses the judge and
-sends the calls; `samples` makes a metric's repeated samples and folds them back;
-`custom_metrics` runs the project's own metrics; `runner` runs both, in
-the project's process when needed. Each gives a `MetricResult` per case and metric, which
-the gate (`cases.outcome`) folds into the grades.
+`transcript` renders what a judge reads of a case; `identity` resolves which judge a run
+uses; `judge_calls` builds it and sends the calls; `samples` makes a metric's repeated
+samples and folds them back; `custom_metrics` runs the project's own metrics; `runner` runs
+both, in the project's process when needed. Each gives a `MetricResult` per case and
+metric, which the gate (`cases.outcome`) folds into the grades.
 """
 
 from __future__ import annotations
@@ -15,17 +15,21 @@ from agentjudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from agentjudge.cases.judging.custom_metrics import run_custom
-    from agentjudge.cases.judging.judge_calls import (
+    from agentjudge.cases.judging.identity import (
+        Judged,
         JudgeIdentity,
+        JudgingOptions,
+        resolve_identity,
+    )
+    from agentjudge.cases.judging.judge_calls import (
         build_judge,
         is_fake,
         judge_request,
-        resolve_identity,
         run_judges,
         speaks,
     )
     from agentjudge.cases.judging.metric_result import MetricResult
-    from agentjudge.cases.judging.runner import Judged, JudgingOptions, run_metrics
+    from agentjudge.cases.judging.runner import run_metrics
     from agentjudge.cases.judging.samples import fold_samples, sample_items
     from agentjudge.cases.judging.transcript import (
         RenderedCase,
@@ -60,17 +64,10 @@ __all__ = [
 # Each name's module, imported on first use: the gate needs `MetricResult` alone.
 _HOMES = {
     "custom_metrics": ("run_custom",),
-    "judge_calls": (
-        "JudgeIdentity",
-        "build_judge",
-        "is_fake",
-        "judge_request",
-        "resolve_identity",
-        "run_judges",
-        "speaks",
-    ),
+    "identity": ("JudgeIdentity", "Judged", "JudgingOptions", "resolve_identity"),
+    "judge_calls": ("build_judge", "is_fake", "judge_request", "run_judges", "speaks"),
     "metric_result": ("MetricResult",),
-    "runner": ("Judged", "JudgingOptions", "run_metrics"),
+    "runner": ("run_metrics",),
     "samples": ("fold_samples", "sample_items"),
     "transcript": ("RenderedCase", "fill_prompt", "judge_notes", "lacking", "render_case"),
 }

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentjudge.cases.judging.identity import JudgeIdentity
 from agentjudge.cases.judging.metric_result import MetricResult
 from agentjudge.errors import UsageError
 from agentjudge.judge.providers import (
@@ -35,33 +35,6 @@ HINTS = Hints(
     model="--judge-model, judge.model in eval_config.yaml, or JUDGE_MODEL_NAME",
     key="JUDGE_API_KEY",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeIdentity:
-    """The judge's provider and model as resolved (either may be unknown: None)."""
-
-    provider: str | None
-    model: str | None
-
-
-def resolve_identity(
-    flag_provider: str | None,
-    flag_model: str | None,
-    config_provider: str | None,
-    config_model: str | None,
-    env: dict[str, str],
-) -> JudgeIdentity:
-    """Flag, then config, then `JUDGE_MODEL_*`, then the agent's `MODEL_*`."""
-    provider = (
-        flag_provider
-        or config_provider
-        or env.get("JUDGE_MODEL_PROVIDER")
-        or env.get("MODEL_PROVIDER")
-        or None
-    )
-    model = flag_model or config_model or env.get("JUDGE_MODEL_NAME") or env.get("MODEL_NAME")
-    return JudgeIdentity(provider, model or None)
 
 
 def speaks(provider: str | None) -> bool:

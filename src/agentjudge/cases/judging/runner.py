@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentjudge.cases.judging.custom_metrics import run_custom
+from agentjudge.cases.judging.identity import Judged, JudgeIdentity, JudgingOptions
 from agentjudge.cases.judging.judge_calls import (
-    JudgeIdentity,
     build_judge,
     is_fake,
     run_judges,
@@ -34,28 +34,6 @@ if TYPE_CHECKING:
     from agentjudge.judge.providers.base import Provider
     from agentjudge.judge.session import JudgeSession
     from agentjudge.judge.stats import ClientStats
-
-
-@dataclass(frozen=True, slots=True)
-class JudgingOptions:
-    """How the phase runs: `agentjudge grade`'s judge flags."""
-
-    timeout: float  # the whole phase (--judge-timeout)
-    call_timeout: float  # one attempt of one call (--judge-call-timeout)
-    ca_bundle: str | None  # CA certificates (PEM) of an HTTPS judge
-    concurrency: int
-    use_store: bool  # read and write the verdict store
-    store_path: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Judged:
-    """What the phase returns: results by item id, and the judge as it named itself."""
-
-    results: dict[str, MetricResult]
-    judge: JudgeIdentity
-    stats: ClientStats | None = None  # None when no judge was called
-    judge_note: str | None = None  # what the judge says of its own verdicts
 
 
 def run_metrics(
