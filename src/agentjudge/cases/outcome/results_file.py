@@ -41,7 +41,10 @@ class ResultsSpool:
     def add(self, grade: CaseGrade) -> None:
         """A final case: its record is written now and not kept."""
         record = encode_record(grade.as_dict())
-        self._guard(lambda: self._file.write(record))
+        try:  # not `_guard`: this runs once per case
+            self._file.write(record)
+        except OSError as exc:
+            raise self._unwritable(exc) from None
         self._lengths.append(len(record))
 
     def hold(self, grade: CaseGrade) -> None:
@@ -71,11 +74,14 @@ class ResultsSpool:
         try:
             return action()
         except OSError as exc:
-            raise UsageError(
-                f"{self._output}: cannot write the results ({exc.strerror or exc}); nothing was "
-                "written: free space in its folder or choose another --output, then run the "
-                "same command again"
-            ) from None
+            raise self._unwritable(exc) from None
+
+    def _unwritable(self, exc: OSError) -> UsageError:
+        return UsageError(
+            f"{self._output}: cannot write the results ({exc.strerror or exc}); nothing was "
+            "written: free space in its folder or choose another --output, then run the "
+            "same command again"
+        )
 
 
 def encode_record(case: dict[str, Any]) -> bytes:
