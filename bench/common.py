@@ -59,8 +59,20 @@ class Measured:
         return f"{self.stdout[-2000:]!r} {self.stderr[-2000:]!r}"
 
 
+def byte_compiled() -> None:
+    """Byte-compile agentjudge's modules, as installing its wheel does: an editable install
+    started with PYTHONDONTWRITEBYTECODE set (as on this project's machines) would compile
+    every module from source at each start, which no installed copy does."""
+    import agentjudge
+
+    package = os.path.dirname(agentjudge.__file__)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
+
+
 def measure(command: list[str], interval: float = 0.02) -> Measured:
-    """Run `command`, sampling the resident memory of it and its children while it runs."""
+    """Run `command`, sampling the resident memory of it and its children while it runs
+    (agentjudge's modules byte-compiled first: see `byte_compiled`)."""
+    byte_compiled()
     start = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         peak_kb = 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,20 +122,34 @@ def canonical_hash(value: Any) -> str:
     return hashlib.sha256(_canonical(value)).hexdigest()
 
 
-# orjson writes a float below 1e-4 as 0.0000… or with a one-digit exponent (1e-5), where
-# json writes 1e-05; these and what orjson refuses are written by json (the hash's own)
-_JSON_DIFFERS = re.compile(rb"\de-|0\.0000")
-
-
 def _canonical(value: Any) -> bytes:
     try:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-        if not _JSON_DIFFERS.search(data):  # also a string holding such text: json, to be sure
+        if not _json_differs(data):
             return data
     except TypeError:  # an integer wider than 64 bits, a lone surrogate
         pass
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
+
+
+_DIGITS = frozenset(b"0123456789")
+
+
+def _json_differs(data: bytes) -> bool:
+    """Whether json may write `data`'s value otherwise: orjson writes a float below 1e-4 as
+    0.0000… or with a one-digit exponent (1e-5), where json writes 1e-05. A string holding
+    such text also answers yes (json then writes it, to be sure). Plain searches, not a
+    regular expression: this runs on every case, and a pattern starting with a digit class
+    costs a tenth of a case's grading."""
+    if b"0.0000" in data:
+        return True
+    at = data.find(b"e-")
+    while at > 0:
+        if data[at - 1] in _DIGITS:
+            return True
+        at = data.find(b"e-", at + 2)
+    return False
 
 
 def stream_dataset(paths: list[Path], at_end: Callable[[str], None] | None = None) -> CaseStream:
