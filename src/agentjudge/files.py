@@ -118,13 +118,22 @@ def check_writable(path: Path, flag: str = "--output", what: str = "the results"
 def read_json(path: Path, what: str) -> Any:
     """The parsed JSON of `path`; a missing or invalid file is a usage error naming it."""
     try:
-        with open(path, "rb") as handle:
+        with open_input(path, what) as handle:
             return orjson.loads(handle.read())
+    except OSError as exc:
+        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
+    except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file") from None
+
+
+def open_input(path: Path, what: str) -> BinaryIO:
+    """`path` opened to read bytes; missing, a folder or unreadable is a usage error naming
+    it as `what` (e.g. "dataset")."""
+    try:
+        return open(path, "rb")
     except FileNotFoundError:
         raise UsageError(f"{what} not found: {path}") from None
     except IsADirectoryError:
         raise UsageError(f"{what} {path} is a folder; name a JSON file") from None
     except OSError as exc:
         raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
-    except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file") from None

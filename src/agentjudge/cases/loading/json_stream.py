@@ -17,7 +17,7 @@ import ijson
 import orjson
 
 from agentjudge.errors import UsageError
-from agentjudge.files import read_json
+from agentjudge.files import open_input, read_json
 
 # ijson's bytes per read; also how often the traces' finished items are taken away
 BUFFER = 64 * 1024
@@ -27,7 +27,7 @@ def array_items(path: Path, key: str, what: str) -> Iterator[Any]:
     """The items of the top-level object's `key` array, one at a time; nothing when the
     file holds no such array (the caller tells an empty array from a wrong shape)."""
     try:
-        with _open(path, what) as handle:
+        with open_input(path, what) as handle:
             yield from ijson.items(handle, f"{key}.item", use_float=True, buf_size=BUFFER)
     except (ijson.JSONError, UnicodeDecodeError) as exc:
         raise _invalid(path, what, exc) from None
@@ -56,7 +56,7 @@ def drain_array(path: Path, key: str, what: str, take: Callable[[Any], None]) ->
             del items[:done]
 
     try:
-        with _open(path, what) as handle:
+        with open_input(path, what) as handle:
             reader = _Draining(handle, drain)
             value = next(ijson.items(reader, "", map_type=maps, use_float=True, buf_size=BUFFER))
     except (ijson.JSONError, UnicodeDecodeError, StopIteration) as exc:
@@ -93,17 +93,6 @@ class _Draining:
     def read(self, size: int = -1) -> bytes:
         self._drain(False)
         return self._handle.read(size)
-
-
-def _open(path: Path, what: str) -> BinaryIO:
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise UsageError(f"{what} not found: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{what} {path} is a folder; name a JSON file") from None
-    except OSError as exc:
-        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
 
 
 def _invalid(path: Path, what: str, exc: BaseException) -> UsageError:
