@@ -23,6 +23,7 @@ from agentjudge.files import write_file_atomic
 
 # Where the records go in the document until the file is put together.
 _PLACEHOLDER = "\0agentjudge: the cases' records\0"
+_BATCH_BYTES = 1 << 20
 
 
 class ResultsSpool:
@@ -37,15 +38,19 @@ class ResultsSpool:
         )
         self._lengths = array("Q")  # per case: its record's bytes in the spool; 0: held
         self._held: dict[int, CaseGrade] = {}
+        # records not yet written: one write per batch (a write per record cost more than
+        # encoding it)
+        self._batch: list[bytes] = []
+        self._batch_bytes = 0
 
     def add(self, grade: CaseGrade) -> None:
-        """A final case: its record is written now and not kept."""
+        """A final case: its record is spooled now and not kept."""
         record = encode_record(grade.as_dict())
-        try:  # not `_guard`: this runs once per case
-            self._file.write(record)
-        except OSError as exc:
-            raise self._unwritable(exc) from None
+        self._batch.append(record)
+        self._batch_bytes += len(record)
         self._lengths.append(len(record))
+        if self._batch_bytes >= _BATCH_BYTES:
+            self._flush()
 
     def hold(self, grade: CaseGrade) -> None:
         """A case whose judge or custom metrics are still to come: encoded at the end."""
@@ -54,12 +59,18 @@ class ResultsSpool:
 
     def records(self) -> Iterator[bytes]:
         """Every case's encoded record, in order."""
+        self._flush()
         self._guard(lambda: self._file.seek(0))
+        block, at = b"", 0  # the spool is read a batch at a time, not a record at a time
         for index, length in enumerate(self._lengths):
-            if length:
-                yield self._file.read(length)
-            else:
+            if not length:
                 yield encode_record(self._held[index].as_dict())
+                continue
+            if at + length > len(block):
+                more = self._guard(lambda n=length: self._file.read(max(_BATCH_BYTES, n)))
+                block, at = block[at:] + more, 0
+            yield block[at : at + length]
+            at += length
 
     def close(self) -> None:
         self._file.close()
@@ -70,18 +81,21 @@ class ResultsSpool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _flush(self) -> None:
+        data = b"".join(self._batch)
+        self._guard(lambda: self._file.write(data))
+        self._batch.clear()
+        self._batch_bytes = 0
+
     def _guard(self, action: Any) -> Any:
         try:
             return action()
         except OSError as exc:
-            raise self._unwritable(exc) from None
-
-    def _unwritable(self, exc: OSError) -> UsageError:
-        return UsageError(
-            f"{self._output}: cannot write the results ({exc.strerror or exc}); nothing was "
-            "written: free space in its folder or choose another --output, then run the "
-            "same command again"
-        )
+            raise UsageError(
+                f"{self._output}: cannot write the results ({exc.strerror or exc}); nothing was "
+                "written: free space in its folder or choose another --output, then run the "
+                "same command again"
+            ) from None
 
 
 def encode_record(case: dict[str, Any]) -> bytes:
@@ -105,12 +119,19 @@ def write_results(path: Path, document: dict[str, Any], records: Iterator[bytes]
 
     def write(out: BinaryIO) -> None:
         out.write(head)
-        out.write(b"[")
-        separator = b"\n"
+        batch: list[bytes] = []  # records joined and written a batch at a time
+        size, opening = 0, b"[\n"
         for record in records:
-            out.writelines((separator, record))
-            separator = b",\n"
-        out.write(b"\n  ]" if separator == b",\n" else b"]")
+            batch.append(record)
+            size += len(record)
+            if size >= _BATCH_BYTES:
+                out.writelines((opening, b",\n".join(batch)))
+                batch.clear()
+                size, opening = 0, b",\n"
+        if batch:
+            out.writelines((opening, b",\n".join(batch)))
+            opening = b",\n"
+        out.write(b"[]" if opening == b"[\n" else b"\n  ]")  # no case: json's empty list
         out.writelines((tail, b"\n"))
 
     write_file_atomic(path, write, "--output", "the results")
