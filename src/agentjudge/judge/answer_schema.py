@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentjudge.judge.binary_verdict import binary_schema
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.taxonomy import CATEGORIES
 
@@ -37,6 +38,8 @@ def answer_schema(
     score: dict[str, Any] = (
         {"enum": TENTHS} if tenths else {"type": "number", "minimum": 0, "maximum": 1}
     )
+    if request.answer == "binary":
+        return binary_schema(len(request.criteria))
     if request.answer == "category":
         return _object(
             rationale=reasoning,
@@ -82,6 +85,7 @@ def schema_name(request: JudgeRequest) -> str:
         "rubric": "rubric",
         "scaled": "case_score",
         "decisive": "decisive_step",
+        "binary": "step_verdict_binary",
     }
     return names.get(request.answer, "step_verdict")
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentjudge.judge.binary_verdict import TokenChoice, parse_binary_answer
 from agentjudge.judge.scaled import parse_scaled_verdict
 from agentjudge.judge.taxonomy import CATEGORIES
 from agentjudge.judge.verdict import (
@@ -21,7 +23,7 @@ from agentjudge.judge.verdict import (
 )
 
 Role = Literal["system", "user", "assistant"]
-AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive"]
+AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive", "binary"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +50,11 @@ class JudgeRequest:
     # for `decisive` answers: the order numbers of the steps listed (the answer names one)
     choices: tuple[int, ...] = ()
 
-    def parse(self, content: str) -> Verdict:
-        """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
+    def parse(self, content: str, tokens: Sequence[TokenChoice] = ()) -> Verdict:
+        """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable);
+        `tokens`, the answer's tokens with their alternatives, weigh a `binary` answer."""
+        if self.answer == "binary":
+            return parse_binary_answer(content, tokens, self.criteria)
         if self.answer == "category":
             return parse_category(content)
         if self.answer == "rubric":
