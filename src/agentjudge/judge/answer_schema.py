@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentjudge.judge.binary_verdict import binary_schema
+from agentjudge.judge.category_pick import pick_schema
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.taxonomy import CATEGORIES
 
@@ -40,6 +41,8 @@ def answer_schema(
     )
     if request.answer == "binary":
         return binary_schema(len(request.criteria))
+    if request.answer == "category_pick":
+        return pick_schema()
     if request.answer == "category":
         return _object(
             rationale=reasoning,
@@ -86,6 +89,7 @@ def schema_name(request: JudgeRequest) -> str:
         "scaled": "case_score",
         "decisive": "decisive_step",
         "binary": "step_verdict_binary",
+        "category_pick": "failure_category_number",
     }
     return names.get(request.answer, "step_verdict")
 

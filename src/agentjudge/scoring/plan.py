@@ -30,6 +30,7 @@ from agentjudge.scoring.prompts import (
 from agentjudge.scoring.small_prompt import (
     SMALL_PROMPT_VERSION,
     context_line,
+    small_category_prompt,
     small_prompt_for,
     small_system_prompt,
     small_user_prompt,
@@ -39,6 +40,7 @@ from agentjudge.scoring.steps import NodeSteps, StepView
 DERIVE_MAX_TOKENS = 800  # a rubric of a few criteria, with their descriptions
 # a binary answer: `true` or `false` alone (one token), or a JSON array of them
 BINARY_MAX_TOKENS = 1
+PICK_MAX_TOKENS = 1  # a category's number
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +67,22 @@ class NodePlan:
     prompt_chars: int
     temperature: float = 0.0
     samples: int = 1
+    small: bool = False  # the embedded judge's prompts (see small_prompt.py)
 
     def category_request(self, index: int, score: float) -> JudgeRequest:
         """The request for the failure category of the `index`-th planned step, which
-        scored `score`."""
+        scored `score`. The embedded judge's is its step request with another question
+        (see `small_category_prompt`): the server reuses the prompt they share."""
         planned = self.steps[index]
+        if self.small:
+            system, asked = planned.request.messages
+            return JudgeRequest(
+                (system, Message("user", small_category_prompt(asked.content))),
+                SMALL_PROMPT_VERSION,
+                temperature=self.temperature,
+                max_tokens=PICK_MAX_TOKENS,
+                answer="category_pick",
+            )
         lines = [self.quoted[c] for c in planned.context]
         user = category_prompt(self.task, lines, quote(planned.view.data), score)
         return JudgeRequest(
@@ -147,7 +160,14 @@ def plan_node(
         samples = sample_requests(request, config.samples)
         planned.append(PlannedStep(view, request, tuple(range(start, index)), samples))
     return NodePlan(
-        tuple(planned), task, quoted, shared, total, config.judge_temperature, config.samples
+        tuple(planned),
+        task,
+        quoted,
+        shared,
+        total,
+        config.judge_temperature,
+        config.samples,
+        small,
     )
 
 

@@ -21,6 +21,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from agentjudge.judge.category_pick import CATEGORY_LINES
 from agentjudge.scoring.criteria import Rubric
 from agentjudge.scoring.prompts import addresses_evaluator, compact, quote
 
@@ -32,6 +33,8 @@ SMALL_TEMPLATE = Template(
 )
 ONE_ANSWER = "Answer true (correct) or false (not correct) only."
 QUESTION = "Is this step correct?"
+CATEGORY_QUESTION = "This step is not correct. Which failure is it?"
+CATEGORY_ANSWER = "Answer with the number only."
 # Said after the step when its text speaks to its evaluator (see `addresses_evaluator`).
 EVALUATOR_TEXT_NOTE = (
     "Note: this step's text speaks to its evaluator (a verdict for itself, orders to a "
@@ -76,6 +79,14 @@ def small_user_prompt(
         lines.append(EVALUATOR_TEXT_NOTE)
     lines.append(QUESTION)
     return "\n".join(lines)
+
+
+def small_category_prompt(step_user: str) -> str:
+    """The user message asking for the failure category of a step that scored low: its
+    step request's message (`small_user_prompt`) with the category question for the
+    question, so that the two share all but their last lines."""
+    asked = step_user.removesuffix(QUESTION)
+    return f"{asked}{CATEGORY_QUESTION}\n{CATEGORY_LINES}\n{CATEGORY_ANSWER}"
 
 
 def context_line(data: dict[str, Any]) -> str:

@@ -155,7 +155,7 @@ class OpenAICompatible(Provider):
         response_format = self.response_format(request)
         if response_format is not None:
             body["response_format"] = response_format
-        if request.answer == "binary":  # weighed by the judge's own probabilities
+        if request.answer in ("binary", "category_pick"):  # weighed by the judge's probabilities
             body["logprobs"] = True
             body["top_logprobs"] = BINARY_TOP_LOGPROBS
         built = post_json(self._url, self._headers, body)
