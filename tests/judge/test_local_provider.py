@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import signal
 import subprocess
@@ -382,3 +383,29 @@ def test_the_server_dies_with_a_parent_that_is_killed_outright(fake_server: Path
             if fake_server.exists():  # the stand-in's own child outlives it: not the point
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(server_pids(fake_server)[0], signal.SIGKILL)
+
+
+def test_a_binary_request_asks_for_the_alternatives_and_reads_them_back() -> None:
+    judge = LocalJudge(Path("model.gguf"))
+    judge.mode = "json_object_schema"
+    body = sent(judge, request(answer="binary", max_tokens=1))
+    assert (body["logprobs"], body["top_logprobs"]) == (True, 10)
+    assert body["response_format"] == {"type": "json_object", "schema": {"type": "boolean"}}
+    assert "logprobs" not in sent(judge, request())  # only where a probability is read
+    entry = {
+        "token": "true",
+        "logprob": -0.2,
+        "top_logprobs": [{"token": "true", "logprob": -0.2}, {"token": "false", "logprob": -1.8}],
+    }
+    choice = {
+        "message": {"content": "true"},
+        "finish_reason": "length",
+        "logprobs": {"content": [entry]},
+    }
+    answer = judge.parse(200, json.dumps({"choices": [choice]}).encode())
+    assert answer.tokens[0].top == {"true": -0.2, "false": -1.8}
+    verdict = request(answer="binary").parse(answer.content, answer.tokens)
+    assert verdict.score == pytest.approx(1 / (1 + math.exp(-1.6)))
+    # an answer without alternatives (none asked for) has no tokens
+    plain = {"choices": [{"message": {"content": "{}"}, "logprobs": None}]}
+    assert judge.parse(200, json.dumps(plain).encode()).tokens == ()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentjudge.judge.binary_verdict import binary_schema
+from agentjudge.judge.category_pick import pick_schema
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.taxonomy import CATEGORIES
 
@@ -37,6 +39,10 @@ def answer_schema(
     score: dict[str, Any] = (
         {"enum": TENTHS} if tenths else {"type": "number", "minimum": 0, "maximum": 1}
     )
+    if request.answer == "binary":
+        return binary_schema(len(request.criteria))
+    if request.answer == "category_pick":
+        return pick_schema()
     if request.answer == "category":
         return _object(
             rationale=reasoning,
@@ -82,6 +88,8 @@ def schema_name(request: JudgeRequest) -> str:
         "rubric": "rubric",
         "scaled": "case_score",
         "decisive": "decisive_step",
+        "binary": "step_verdict_binary",
+        "category_pick": "failure_category_number",
     }
     return names.get(request.answer, "step_verdict")
 

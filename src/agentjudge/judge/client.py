@@ -320,7 +320,7 @@ def _verdict(request: JudgeRequest, answer: Answer) -> Verdict:
     if answer.stop == "refused":
         raise ProtocolError("judge_refused")
     try:
-        return request.parse(answer.content)
+        return request.parse(answer.content, answer.tokens)
     except ProtocolError:
         if answer.stop == "truncated":
             raise ProtocolError("answer_truncated") from None

@@ -5,9 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentjudge.judge.binary_verdict import TokenChoice, parse_binary_answer
+from agentjudge.judge.category_pick import parse_category_pick
 from agentjudge.judge.scaled import parse_scaled_verdict
 from agentjudge.judge.taxonomy import CATEGORIES
 from agentjudge.judge.verdict import (
@@ -21,7 +24,7 @@ from agentjudge.judge.verdict import (
 )
 
 Role = Literal["system", "user", "assistant"]
-AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive"]
+AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive", "binary", "category_pick"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +51,13 @@ class JudgeRequest:
     # for `decisive` answers: the order numbers of the steps listed (the answer names one)
     choices: tuple[int, ...] = ()
 
-    def parse(self, content: str) -> Verdict:
-        """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable)."""
+    def parse(self, content: str, tokens: Sequence[TokenChoice] = ()) -> Verdict:
+        """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable);
+        `tokens`, the answer's tokens with their alternatives, weigh a `binary` answer."""
+        if self.answer == "binary":
+            return parse_binary_answer(content, tokens, self.criteria)
+        if self.answer == "category_pick":
+            return parse_category_pick(content, tokens)
         if self.answer == "category":
             return parse_category(content)
         if self.answer == "rubric":
@@ -77,7 +85,7 @@ class JudgeRequest:
             return _chosen(verdict.fields.get("order"), self.choices)
         if not _within(verdict.score, 0.0, 1.0):
             return False
-        if self.answer == "category":
+        if self.answer in ("category", "category_pick"):
             return verdict.fields.get("category") in CATEGORIES
         if self.criteria:
             scores = verdict.scores

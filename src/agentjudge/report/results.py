@@ -20,7 +20,7 @@ from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric
-from agentjudge.scoring.prompts import PROMPT_VERSION
+from agentjudge.scoring.plan import step_prompt_version
 from agentjudge.scoring.score_interval import overall_score_interval
 from agentjudge.scoring.scored import JobResult, StepDetail, TreeResult
 from agentjudge.trust.intervals import Bootstrap, interval_record, with_interval
@@ -106,7 +106,7 @@ def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
     """The parameters that decide the numbers (MLflow params, eval-hub, the results)."""
     return {
         "atif_judge": judge,
-        "atif_prompt_version": PROMPT_VERSION,
+        "atif_prompt_version": step_prompt_version(config.judge),
         "atif_scored_frames": config.scored_frames,
         "scoring_mode": config.scoring_mode,
         "subagent_aggregation": config.subagent_aggregation,

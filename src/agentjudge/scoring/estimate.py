@@ -26,8 +26,7 @@ from agentjudge.judge.request import JudgeRequest
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.decisive_pick import planned_pick_request
-from agentjudge.scoring.plan import derive_request, plan_node
-from agentjudge.scoring.prompts import system_prompt
+from agentjudge.scoring.plan import derive_request, plan_node, step_system
 from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 # Without the judge's own tokenizer, a request's tokens are estimated from what BPE
@@ -143,7 +142,7 @@ def estimate_plan(
     """Plan every node of `roots` (reading their steps, as the job would) and count."""
     figures = PlanFigures(tokenizer)
     rubric = criteria.rubric
-    system = system_prompt(rubric)
+    system = step_system(rubric, config.judge)
     tasks: set[str] = set()
     max_tokens = 0
     for root in roots:

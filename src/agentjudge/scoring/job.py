@@ -25,8 +25,7 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure
 from agentjudge.scoring.decisive_pick import decisive_failure
-from agentjudge.scoring.plan import NodePlan, derive_request, plan_node
-from agentjudge.scoring.prompts import system_prompt
+from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_system
 from agentjudge.scoring.sampled import (
     chunks,
     majority_category,
@@ -92,7 +91,7 @@ class ScoringJob:
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
         if system is None:
-            system = self._systems[rubric] = system_prompt(rubric)
+            system = self._systems[rubric] = step_system(rubric, self.config.judge)
         return system
 
     def steps_to_judge(self, roots: Sequence[Node]) -> int:

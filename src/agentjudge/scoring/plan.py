@@ -27,9 +27,20 @@ from agentjudge.scoring.prompts import (
     system_prompt,
     user_prompt,
 )
+from agentjudge.scoring.small_prompt import (
+    SMALL_PROMPT_VERSION,
+    context_line,
+    small_category_prompt,
+    small_prompt_for,
+    small_system_prompt,
+    small_user_prompt,
+)
 from agentjudge.scoring.steps import NodeSteps, StepView
 
 DERIVE_MAX_TOKENS = 800  # a rubric of a few criteria, with their descriptions
+# a binary answer: `true` or `false` alone (one token), or a JSON array of them
+BINARY_MAX_TOKENS = 1
+PICK_MAX_TOKENS = 1  # a category's number
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +67,22 @@ class NodePlan:
     prompt_chars: int
     temperature: float = 0.0
     samples: int = 1
+    small: bool = False  # the embedded judge's prompts (see small_prompt.py)
 
     def category_request(self, index: int, score: float) -> JudgeRequest:
         """The request for the failure category of the `index`-th planned step, which
-        scored `score`."""
+        scored `score`. The embedded judge's is its step request with another question
+        (see `small_category_prompt`): the server reuses the prompt they share."""
         planned = self.steps[index]
+        if self.small:
+            system, asked = planned.request.messages
+            return JudgeRequest(
+                (system, Message("user", small_category_prompt(asked.content))),
+                SMALL_PROMPT_VERSION,
+                temperature=self.temperature,
+                max_tokens=PICK_MAX_TOKENS,
+                answer="category_pick",
+            )
         lines = [self.quoted[c] for c in planned.context]
         user = category_prompt(self.task, lines, quote(planned.view.data), score)
         return JudgeRequest(
@@ -75,6 +97,17 @@ class NodePlan:
         return sample_requests(self.category_request(index, score), self.samples)
 
 
+def step_system(rubric: Rubric, judge: str) -> str:
+    """The system message of the steps `judge` (a `--judge` name) scores on `rubric`: the
+    small model's prompt for the embedded judge (see small_prompt.py), else the full one."""
+    return small_system_prompt(rubric) if small_prompt_for(judge) else system_prompt(rubric)
+
+
+def step_prompt_version(judge: str) -> str:
+    """The version of the step prompt `judge` is asked with (the results' one)."""
+    return SMALL_PROMPT_VERSION if small_prompt_for(judge) else PROMPT_VERSION
+
+
 def plan_node(
     found: NodeSteps,
     trajectory_id: str | None,
@@ -85,14 +118,17 @@ def plan_node(
 ) -> NodePlan:
     """The step requests of a node, in step order. Copied-context steps (and, with
     `scored_frames=agent`, steps of other sources) are shown as context, never scored.
-    `system` is `system_prompt(rubric)`, when the caller keeps it for many nodes."""
-    system = system_prompt(rubric) if system is None else system
+    `system` is `step_system(rubric, config.judge)`, when the caller keeps it for many
+    nodes. The embedded judge is asked whether each step is correct (see small_prompt.py)."""
+    small = small_prompt_for(config.judge)
+    system = step_system(rubric, config.judge) if system is None else system
     names = tuple(c.name for c in rubric.criteria) if len(rubric.criteria) > 1 else ()
     block = config.context_steps
     answer = criteria.reference_for(found.reference_id, trajectory_id)
     reference = quote(answer) if answer is not None else None
     task = quote(found.task)
     quoted = tuple(quote_context(v.data) for v in found.steps)
+    lines = tuple(context_line(v.data) for v in found.steps) if small else quoted
     planned: list[PlannedStep] = []
     shared = total = 0
     previous = ""
@@ -100,20 +136,38 @@ def plan_node(
         if view.is_context or (config.scored_frames == "agent" and view.source != "agent"):
             continue
         start = max(0, (index // block - 1) * block)
-        user = user_prompt(task, reference, list(quoted[start:index]), quote(view.data))
-        request = JudgeRequest(
-            (Message("system", system), Message("user", user)),
-            PROMPT_VERSION,
-            temperature=config.judge_temperature,
-            criteria=names,
-        )
+        if small:
+            user = small_user_prompt(task, reference, list(lines[start:index]), view.data)
+            request = JudgeRequest(
+                (Message("system", system), Message("user", user)),
+                SMALL_PROMPT_VERSION,
+                temperature=config.judge_temperature,
+                max_tokens=BINARY_MAX_TOKENS if not names else 4 * len(names) + 2,
+                answer="binary",
+                criteria=names,
+            )
+        else:
+            user = user_prompt(task, reference, list(quoted[start:index]), quote(view.data))
+            request = JudgeRequest(
+                (Message("system", system), Message("user", user)),
+                PROMPT_VERSION,
+                temperature=config.judge_temperature,
+                criteria=names,
+            )
         shared += len(system) + (common_prefix_chars(previous, user) if previous else 0)
         total += len(system) + len(user)
         previous = user
         samples = sample_requests(request, config.samples)
         planned.append(PlannedStep(view, request, tuple(range(start, index)), samples))
     return NodePlan(
-        tuple(planned), task, quoted, shared, total, config.judge_temperature, config.samples
+        tuple(planned),
+        task,
+        quoted,
+        shared,
+        total,
+        config.judge_temperature,
+        config.samples,
+        small,
     )
 
 

@@ -17,6 +17,7 @@ import httpx
 import orjson
 
 from agentjudge.errors import ProtocolError
+from agentjudge.judge.binary_verdict import TokenChoice
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.secrets import redact, redact_endpoint
 
@@ -32,12 +33,15 @@ Stop = Literal["done", "truncated", "refused"]
 class Answer:
     """The text a provider extracted from a response, the tokens it reports, and why the
     judge stopped: `truncated` (its token budget ran out, the text may be cut) or `refused`
-    (it declined to answer: no text)."""
+    (it declined to answer: no text). `tokens`: the generated tokens with the
+    log-probabilities of their alternatives, when the request asked for them (a `binary`
+    answer's; see judge/binary_verdict.py)."""
 
     content: str
     input_tokens: int = 0
     output_tokens: int = 0
     stop: Stop = "done"
+    tokens: tuple[TokenChoice, ...] = ()
 
 
 class Provider:

@@ -20,10 +20,12 @@ import httpx
 
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.answer_schema import answer_schema, portable, schema_name
+from agentjudge.judge.binary_verdict import TokenChoice
 from agentjudge.judge.providers.base import (
     FORM,
     Answer,
     Provider,
+    Stop,
     json_body,
     post_json,
     token_count,
@@ -40,6 +42,9 @@ MODE_NAMES: dict[ResponseMode, str] = {
 # Tokens a reasoning model may spend thinking before its answer, on top of the answer's own
 # budget: they count against the same limit, and an answer cut off by it is lost.
 REASONING_TOKENS = 8192
+# Alternatives asked for at each token of a `binary` answer: enough that `true` and `false`
+# (and their other spellings) are among them (see judge/binary_verdict.py).
+BINARY_TOP_LOGPROBS = 10
 # A refusal that names one of these is about the response format. One that names none and
 # says nothing (some servers) is taken as such too; one that says something else (say, a
 # prompt longer than the model's context) is not, and changes nothing.
@@ -150,6 +155,9 @@ class OpenAICompatible(Provider):
         response_format = self.response_format(request)
         if response_format is not None:
             body["response_format"] = response_format
+        if request.answer in ("binary", "category_pick"):  # weighed by the judge's probabilities
+            body["logprobs"] = True
+            body["top_logprobs"] = BINARY_TOP_LOGPROBS
         built = post_json(self._url, self._headers, body)
         built.extensions[FORM] = self._form()
         return built
@@ -204,7 +212,8 @@ class OpenAICompatible(Provider):
         truncated = isinstance(choice, dict) and choice.get("finish_reason") == "length"
         if not isinstance(content, str) or (not content and not truncated):
             raise ProtocolError("malformed_completion")
-        return Answer(content, prompt, completion, "truncated" if truncated else "done")
+        stop: Stop = "truncated" if truncated else "done"
+        return Answer(content, prompt, completion, stop, token_choices(choice))
 
     def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
         # 400/422: a refused request. 500: only when the server says what it refused
@@ -278,3 +287,35 @@ class OpenAICompatible(Provider):
             "temperature": self.send_temperature,
             "system_role": self.system_role,
         }
+
+
+def token_choices(choice: Any) -> tuple[TokenChoice, ...]:
+    """The generated tokens and their alternatives' log-probabilities, as OpenAI's chat
+    API (and llama.cpp's) gives them: `logprobs.content[i]` = {token, logprob,
+    top_logprobs: [{token, logprob}]}. Entries not of that shape are left out; () when the
+    answer has none (none were asked for)."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not isinstance(content, list):
+        return ()
+    out = []
+    for entry in content:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
+            continue
+        top: dict[str, float] = {}
+        alternatives = entry.get("top_logprobs")
+        for alternative in alternatives if isinstance(alternatives, list) else ():
+            if isinstance(alternative, dict):
+                _keep(top, alternative.get("token"), alternative.get("logprob"))
+        _keep(top, entry["token"], entry.get("logprob"))
+        out.append(TokenChoice(entry["token"], top))
+    return tuple(out)
+
+
+def _keep(top: dict[str, float], token: object, logprob: object) -> None:
+    if (
+        isinstance(token, str)
+        and isinstance(logprob, int | float)
+        and not isinstance(logprob, bool)
+    ):
+        top.setdefault(token, float(logprob))
