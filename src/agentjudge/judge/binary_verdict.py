@@ -11,14 +11,13 @@ alternatives (`top_logprobs`), a criterion's score is the probability of `true` 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentjudge.errors import ProtocolError
-from agentjudge.judge.verdict import Verdict
+from agentjudge.judge.verdict import Verdict, answer_json
 
 _WORDS = {"true": True, "false": False}
 
@@ -59,13 +58,7 @@ def probability_true(top: Mapping[str, float]) -> float | None:
 def written_answers(content: str, count: int) -> list[bool]:
     """The booleans the answer wrote: one bare boolean, or a JSON array of `count`.
     Raises `ProtocolError` (a fixed kind) when there are not exactly `count` booleans."""
-    text = content.strip()
-    if not text:
-        raise ProtocolError("empty_answer")
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise ProtocolError("answer_not_json") from None
+    data = answer_json(content)
     values = data if isinstance(data, list) else [data]
     if len(values) != count:
         raise ProtocolError("answers_mismatch")

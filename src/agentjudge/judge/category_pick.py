@@ -7,14 +7,13 @@ when the answer carries no probabilities. A number that names no category is an 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.binary_verdict import TokenChoice
 from agentjudge.judge.taxonomy import CATEGORIES
-from agentjudge.judge.verdict import Verdict
+from agentjudge.judge.verdict import Verdict, answer_json
 
 DESCRIPTIONS = {
     "tool_selection_failure": "the wrong tool, or a tool with wrong arguments",
@@ -37,13 +36,7 @@ def pick_schema() -> dict[str, object]:
 
 def parse_category_pick(content: str, tokens: Sequence[TokenChoice]) -> Verdict:
     """`{"category": name}` with the confidence described above."""
-    text = content.strip()
-    if not text:
-        raise ProtocolError("empty_answer")
-    try:
-        number = json.loads(text)
-    except ValueError:
-        raise ProtocolError("answer_not_json") from None
+    number = answer_json(content)
     if isinstance(number, bool) or not isinstance(number, int) or str(number) not in _NUMBERS:
         raise ProtocolError("category_invalid")
     category = CATEGORIES[number - 1]

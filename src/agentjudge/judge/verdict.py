@@ -99,14 +99,20 @@ def parse_decisive(content: str, choices: tuple[int, ...]) -> Verdict:
     return Verdict(1.0, _text(reason), {"order": order})
 
 
-def _object(content: str) -> dict[str, Any]:
+def answer_json(content: str) -> Any:
+    """The JSON value a judge answered (inside a ```json fence, if a small model wrote one);
+    an empty or unparseable answer is a `ProtocolError` of a fixed kind."""
     text = _strip_fence(content.strip())
     if not text:
         raise ProtocolError("empty_answer")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except ValueError:
         raise ProtocolError("answer_not_json") from None
+
+
+def _object(content: str) -> dict[str, Any]:
+    data = answer_json(content)
     if not isinstance(data, dict):
         raise ProtocolError("answer_not_object")
     return data
