@@ -19,10 +19,12 @@ from tests.e2e.conftest import free_port
 
 
 class Receiver(metrics_service_pb2_grpc.MetricsServiceServicer):
-    """Keeps every point it receives as (metric name, attributes)."""
+    """Keeps every point it receives as (metric name, attributes), and the last value of
+    each (a counter's sum, a histogram's count: cumulative, so the last is the total)."""
 
     def __init__(self) -> None:
         self.points: list[tuple[str, dict[str, Any]]] = []
+        self.values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
         self._lock = threading.Lock()
         self.endpoint = ""
         self.stop: Callable[[], None] = lambda: None
@@ -36,6 +38,11 @@ class Receiver(metrics_service_pb2_grpc.MetricsServiceServicer):
                         for point in getattr(metric, kind).data_points:
                             attributes = {a.key: a.value.string_value for a in point.attributes}
                             self.points.append((metric.name, attributes))
+                            key = (metric.name, tuple(sorted(attributes.items())))
+                            if kind == "histogram":
+                                self.values[key] = point.count
+                            else:
+                                self.values[key] = point.as_int or point.as_double
         return metrics_service_pb2.ExportMetricsServiceResponse()
 
     def names(self) -> set[str]:

@@ -20,6 +20,7 @@ import pytest
 from agentjudge.testing import JudgeServer, Script
 from agentjudge.testing.ray_cluster import LocalRayCluster, ray_env
 from tests.atif.docs import doc, with_refs, write
+from tests.e2e.otlp import otlp_receiver
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)
@@ -33,8 +34,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRayCluste
         yield running
 
 
-def score(*args: str | Path, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = ray_env({"AGENTJUDGE_CACHE_DIR": str(cwd / "cache"), "PYTHONPATH": str(SRC)})
+def score(
+    *args: str | Path, cwd: Path, timeout: float = 240, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    env = ray_env({"AGENTJUDGE_CACHE_DIR": str(cwd / "cache"), "PYTHONPATH": str(SRC), **extra})
     env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
     return subprocess.run(
         [sys.executable, "-m", "agentjudge", "score", *map(str, args)],
@@ -109,6 +112,40 @@ def test_a_ray_run_equals_the_local_run(
         assert got[key] == expected[key], key
     assert got["run_metadata"]["atif_complete"] is True
     assert "Traceback" not in on_ray.stderr
+
+
+def test_a_ray_run_exports_the_metrics_a_local_run_exports(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = collection(tmp_path, trees=4)
+    # every distinct request fails once (503) before it is answered: errors are counted too
+    script = Script(latency=0.01, fail_first=1, fail_first_fault="503", retry_after=0)
+    exported: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]] = {}
+    for label, where in (("local", []), ("ray", ["--ray", cluster.address])):
+        with JudgeServer(script) as server, otlp_receiver() as receiver:
+            flags = [*judge_flags(server), "--no-cache", *where, "-o", f"{label}.json"]
+            done = score(
+                runs,
+                *flags,
+                cwd=tmp_path,
+                OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint,
+                OTEL_EXPORTER_OTLP_PROTOCOL="grpc",
+            )
+            assert done.returncode == 0, done.stderr
+            assert "warning" not in done.stderr
+            exported[label] = dict(receiver.values)
+    judge = results(tmp_path / "ray.json")["judge"]
+    assert exported["ray"] == exported["local"]
+    mode = ("atif.scoring_mode", "default")
+    values = exported["ray"]
+    assert values[("atif.judge.call.count", (mode,))] == judge["calls"] == 2 * judge["successes"]
+    assert values[("atif.judge.call.success", (mode,))] == judge["successes"]
+    assert values[("atif.judge.call.latency", (mode,))] == judge["calls"]  # one per call
+    assert values[("atif.judge.call.errors", (mode, ("error.type", "http_503")))] == judge["errors"]
+    assert (
+        values[("atif.judge.token.count", (mode, ("direction", "input")))]
+        == (judge["input_tokens"])
+    )
 
 
 def answered(server: JudgeServer) -> set[str]:

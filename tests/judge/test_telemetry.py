@@ -19,7 +19,7 @@ from agentjudge.errors import UsageError
 from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.secrets import load_api_key, redact_url
-from agentjudge.judge.telemetry import METRIC_NAMES, JudgeMetrics, exporting
+from agentjudge.judge.telemetry import METRIC_NAMES, JudgeMetrics, RecordedMetrics, exporting
 from agentjudge.testing import JudgeServer, Script
 from tests.judge.resume_worker import item_request
 
@@ -80,6 +80,80 @@ def test_transport_errors_are_counted() -> None:
     values = collect(reader)
     assert values[("atif.judge.call.errors", (("error.type", "http_503"),))] == 1
     assert values[("atif.judge.call.success", ())] == 1
+
+
+def histogram_sums(reader: InMemoryMetricReader) -> dict[str, float]:
+    data = reader.get_metrics_data()
+    assert data is not None
+    return {
+        metric.name: point.sum
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        for point in metric.data.data_points
+        if isinstance(point, HistogramDataPoint)
+    }
+
+
+def test_recorded_measurements_replay_as_the_points_a_meter_would_have_taken() -> None:
+    labels = {"atif.scoring_mode": "default"}
+    direct, replayed = InMemoryMetricReader(), InMemoryMetricReader()
+    meter = JudgeMetrics(MeterProvider(metric_readers=[direct]).get_meter("a"), labels)
+    recorded = RecordedMetrics()
+    events: list[tuple[str, tuple[str | float, ...]]] = [
+        ("call", ()), ("latency", (51.5,)), ("error", ("http_503",)),
+        ("call", ()), ("latency", (49.25,)), ("success", ()), ("tokens", (1200, 30)),
+        ("call", ()), ("latency", (60.0,)), ("success", ()),
+        ("protocol_error", ("score_not_number",)),
+        ("call", ()), ("latency", (70.0,)), ("error", ("timeout",)), ("error", ("http_503",)),
+    ]  # fmt: skip
+    for name, args in events:
+        getattr(meter, name)(*args)
+        getattr(recorded, name)(*args)
+    into = JudgeMetrics(MeterProvider(metric_readers=[replayed]).get_meter("b"), labels)
+    recorded.replay(into)
+    assert collect(replayed) == collect(direct)
+    assert histogram_sums(replayed) == histogram_sums(direct) == {"atif.judge.call.latency": 230.75}
+    assert collect(direct)[("atif.judge.call.errors", (
+        ("atif.scoring_mode", "default"), ("error.type", "http_503")
+    ))] == 2  # fmt: skip
+
+
+def test_a_recorded_counter_with_nothing_in_it_gets_no_point() -> None:
+    reader = InMemoryMetricReader()
+    into = JudgeMetrics(MeterProvider(metric_readers=[reader]).get_meter("test"))
+    recorded = RecordedMetrics()
+    recorded.call()
+    recorded.latency(10.0)
+    recorded.error("timeout")
+    recorded.replay(into)
+    assert {name for name, _ in collect(reader)} == {
+        "atif.judge.call.count", "atif.judge.call.latency", "atif.judge.call.errors"
+    }  # fmt: skip
+
+
+def test_a_client_given_measures_records_there_and_not_on_its_meter() -> None:
+    reader = InMemoryMetricReader()
+    meter = MeterProvider(metric_readers=[reader]).get_meter("test")
+    recorded = RecordedMetrics()
+    with JudgeServer(Script(fail_first=1, fail_first_fault="503", retry_after=0)) as server:
+
+        async def go() -> None:
+            client = JudgeClient(
+                OpenAICompatible(server.base_url, "judge"),
+                meter=meter,
+                measures=recorded,
+                initial_backoff=0.01,
+            )
+            async with client:
+                await client.judge(item_request(1))
+
+        asyncio.run(go())
+    assert reader.get_metrics_data() is None or collect(reader) == {}
+    assert (recorded.calls, recorded.successes, dict(recorded.errors)) == (2, 1, {"http_503": 1})
+    assert len(recorded.latencies) == 2
+    assert recorded.answers == 1
+    assert recorded.input_tokens > 0
 
 
 def test_no_exporter_unless_the_environment_asks(monkeypatch: pytest.MonkeyPatch) -> None:

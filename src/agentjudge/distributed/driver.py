@@ -178,8 +178,10 @@ def cancel(ray: Any, pending: dict[Any, Any]) -> None:
 
 
 def merge(job: ScoringJob, unit: UnitResult) -> None:
-    """A unit's counts added to the job's (the results document reads them there)."""
+    """A unit's counts added to the job's (the results document reads them there), and
+    its calls' measurements to the job's metrics (exported when the job ends)."""
     client: JudgeClient = job.client
+    client.add_measured(unit.measured)
     for name, value in vars(unit.stats).items():
         setattr(client.stats, name, getattr(client.stats, name) + value)
     for name, value in vars(unit.accounting).items():

@@ -22,6 +22,7 @@ from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeReques
 from agentjudge.judge.providers.local import LocalJudge
 from agentjudge.judge.running import run_judging
 from agentjudge.judge.store_commits import COMMIT_INTERVAL
+from agentjudge.judge.telemetry import RecordedMetrics
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.job import Failure, ScoringJob
@@ -52,13 +53,15 @@ class UnitWork:
 
 @dataclass
 class UnitResult:
-    """What a unit sends back: its trees (or why it failed) and its counts."""
+    """What a unit sends back: its trees (or why it failed), its counts, and its calls'
+    measurements (the driver exports them: see `RecordedMetrics`)."""
 
     index: int
     trees: list[TreeResult]
     failure: Failure | None
     stats: ClientStats
     accounting: Accounting
+    measured: RecordedMetrics = field(default_factory=RecordedMetrics)
     notes: list[str] = field(default_factory=list)
     settled: dict[str, Any] = field(default_factory=dict)
 
@@ -170,6 +173,7 @@ def score_unit(work: UnitWork, desk: Any) -> UnitResult:
         concurrency = min(concurrency, provider.max_concurrency)
     if provider.min_timeout is not None:
         timeout = max(timeout, provider.min_timeout)
+    measured = RecordedMetrics()
     client = UnitClient(
         provider,
         concurrency=concurrency,
@@ -179,6 +183,7 @@ def score_unit(work: UnitWork, desk: Any) -> UnitResult:
         initial_backoff=config.judge_initial_backoff_seconds,
         max_requests=config.max_judge_requests,
         ca_bundle=config.judge_ca_bundle,
+        measures=measured,
         desk=desk,
     )
     job = ScoringJob(config, work.criteria, client, files=lambda: ShippedFiles(work.files))
@@ -189,5 +194,12 @@ def score_unit(work: UnitWork, desk: Any) -> UnitResult:
 
     trees, failure = run_judging(go())
     return UnitResult(
-        work.index, trees, failure, client.stats, job.accounting, client.notes, provider.settled()
+        work.index,
+        trees,
+        failure,
+        client.stats,
+        job.accounting,
+        measured,
+        client.notes,
+        provider.settled(),
     )

@@ -27,7 +27,7 @@ from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
 from agentjudge.judge.stats import ClientStats
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.store_commits import StoreCommits
-from agentjudge.judge.telemetry import JudgeMetrics
+from agentjudge.judge.telemetry import JudgeMetrics, Measures, RecordedMetrics
 from agentjudge.judge.transport import AiohttpTransport, TLSProblem, tls_context
 from agentjudge.judge.verdict import Verdict
 
@@ -87,6 +87,8 @@ class JudgeClient:
     store: VerdictStore | None = None
     meter: Meter | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
+    # where calls are measured instead of `meter` (a Ray worker's client records them)
+    measures: Measures | None = None
     ca_bundle: str | None = None  # CA certificates for the judge's TLS (else the system's)
     stats: ClientStats = field(default_factory=ClientStats)
     # what the provider adapted to, each said once (the console shows them as they come)
@@ -107,6 +109,7 @@ class JudgeClient:
         )
         self._timeouts = {"timeout": httpx.Timeout(self.timeout).as_dict()}
         self._metrics = JudgeMetrics(self.meter, self.metric_labels)
+        self._measures: Measures = self.measures or self._metrics
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
         self._commits = StoreCommits()
 
@@ -122,6 +125,11 @@ class JudgeClient:
     def stored(self, request: JudgeRequest) -> bool:
         """Whether the verdict store already holds the answer to `request`."""
         return self.store is not None and self.store.has(self.key(request))
+
+    def add_measured(self, measured: RecordedMetrics) -> None:
+        """Calls measured by another client (a Ray worker's) added to this client's
+        metrics, as if it had made them."""
+        measured.replay(self._metrics)
 
     def key(self, request: JudgeRequest) -> str:
         """The verdict-store key of `request` for this judge (provider, model, server)."""
@@ -193,7 +201,7 @@ class JudgeClient:
                 verdict = _verdict(request, answer)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
-                self._metrics.protocol_error(exc.kind)
+                self._measures.protocol_error(exc.kind)
                 kind, detail = exc.kind, exc.detail
                 if kind in FINAL_PROTOCOL_ERRORS:
                     break
@@ -232,7 +240,7 @@ class JudgeClient:
         outcome: Outcome = "other"
         started = time.perf_counter()
         self.stats.calls += 1
-        self._metrics.call()
+        self._measures.call()
         http_request = self.provider.build(request)
         http_request.extensions.update(self._timeouts)
         try:
@@ -260,7 +268,7 @@ class JudgeClient:
         finally:
             elapsed = time.perf_counter() - started
             self.stats.latency_seconds += elapsed
-            self._metrics.latency(elapsed * 1000)
+            self._measures.latency(elapsed * 1000)
             self._limit.release(outcome, call, elapsed)
         if outcome != "ok":
             kind = f"http_{status}"
@@ -280,7 +288,7 @@ class JudgeClient:
             limited = status == 429 or (status == 503 and wait is not None)
             raise Retryable(kind, wait, message, rate_limited=limited)
         self.stats.successes += 1
-        self._metrics.success()
+        self._measures.success()
         note = self.provider.accepted(http_request)
         if note:
             self._note(note)
@@ -289,7 +297,7 @@ class JudgeClient:
         answer = self.provider.parse(status, body)
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
-        self._metrics.tokens(answer.input_tokens, answer.output_tokens)
+        self._measures.tokens(answer.input_tokens, answer.output_tokens)
         return answer
 
     def _store_rejected(self, store: VerdictStore) -> None:
@@ -311,7 +319,7 @@ class JudgeClient:
 
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1
-        self._metrics.error(kind)
+        self._measures.error(kind)
 
 
 def _verdict(request: JudgeRequest, answer: Answer) -> Verdict:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from opentelemetry import metrics
 from opentelemetry.metrics import Meter
@@ -34,6 +36,17 @@ METRIC_NAMES = (
 EXPORT_TIMEOUT = 5.0
 MAX_EXPORT_TIMEOUT = 30.0
 Note = Callable[[str], None]
+
+
+class Measures(Protocol):
+    """What a judge client measures, call by call (`JudgeMetrics`, `RecordedMetrics`)."""
+
+    def call(self) -> None: ...
+    def success(self) -> None: ...
+    def latency(self, milliseconds: float) -> None: ...
+    def error(self, kind: str) -> None: ...
+    def protocol_error(self, kind: str) -> None: ...
+    def tokens(self, input_tokens: int, output_tokens: int) -> None: ...
 
 
 class JudgeMetrics:
@@ -61,24 +74,78 @@ class JudgeMetrics:
             "atif.judge.token.count", unit="{token}", description="Judge tokens by direction"
         )
 
-    def call(self) -> None:
-        self._calls.add(1, self.labels)
+    def call(self, count: int = 1) -> None:
+        self._calls.add(count, self.labels)
 
-    def success(self) -> None:
-        self._successes.add(1, self.labels)
+    def success(self, count: int = 1) -> None:
+        self._successes.add(count, self.labels)
 
     def latency(self, milliseconds: float) -> None:
         self._latency.record(milliseconds, self.labels)
 
-    def error(self, kind: str) -> None:
-        self._errors.add(1, {**self.labels, "error.type": kind})
+    def error(self, kind: str, count: int = 1) -> None:
+        self._errors.add(count, {**self.labels, "error.type": kind})
 
-    def protocol_error(self, kind: str) -> None:
-        self._protocol_errors.add(1, {**self.labels, "error.type": kind})
+    def protocol_error(self, kind: str, count: int = 1) -> None:
+        self._protocol_errors.add(count, {**self.labels, "error.type": kind})
 
     def tokens(self, input_tokens: int, output_tokens: int) -> None:
         self._tokens.add(input_tokens, {**self.labels, "direction": "input"})
         self._tokens.add(output_tokens, {**self.labels, "direction": "output"})
+
+
+@dataclass
+class RecordedMetrics:
+    """A judge client's measurements kept as totals and latencies instead of sent to a
+    meter. A job on Ray judges in workers that export nothing themselves: each unit carries
+    these back, and the driver replays them into the job's own meter (`replay`), so the
+    collector receives the points a local run of the job would send (one exporter, the
+    job's labels, no worker's process to configure)."""
+
+    calls: int = 0
+    successes: int = 0
+    latencies: list[float] = field(default_factory=list)  # milliseconds, one per call
+    errors: Counter[str] = field(default_factory=Counter)
+    protocol_errors: Counter[str] = field(default_factory=Counter)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    answers: int = 0  # answers whose tokens were counted
+
+    def call(self) -> None:
+        self.calls += 1
+
+    def success(self) -> None:
+        self.successes += 1
+
+    def latency(self, milliseconds: float) -> None:
+        self.latencies.append(milliseconds)
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] += 1
+
+    def protocol_error(self, kind: str) -> None:
+        self.protocol_errors[kind] += 1
+
+    def tokens(self, input_tokens: int, output_tokens: int) -> None:
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.answers += 1
+
+    def replay(self, into: JudgeMetrics) -> None:
+        """Add everything recorded to `into`'s instruments. A counter nothing was recorded
+        in gets no point, as it would have got none in a local run."""
+        if self.calls:
+            into.call(self.calls)
+        if self.successes:
+            into.success(self.successes)
+        for milliseconds in self.latencies:
+            into.latency(milliseconds)
+        for kind, count in self.errors.items():
+            into.error(kind, count)
+        for kind, count in self.protocol_errors.items():
+            into.protocol_error(kind, count)
+        if self.answers:
+            into.tokens(self.input_tokens, self.output_tokens)
 
 
 def _note_on_stderr(text: str) -> None:
