@@ -65,7 +65,11 @@ def evalhub_url(
         "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
         "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
         "OTEL_EXPORTER_OTLP_TIMEOUT": "2",
+        # a job with ray_address joins the test's own cluster (see LocalRayCluster)
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_AUTH_MODE": "disabled",
     }
+    env.pop("RAY_ADDRESS", None)
     proc = start(
         [str(EVALHUB), "-local", "-configdir", str(folder)], folder / "evalhub.log", REPO, env
     )
@@ -179,6 +183,43 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
     assert params["subagent_aggregation"] == "hierarchical"
     tags = {t["key"]: t["value"] for t in run["run"]["data"]["tags"]}
     assert tags["atif_complete"] == "true"
+
+
+def test_a_job_with_ray_address_scores_on_the_cluster_as_it_would_locally(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, evalhub_url: str, mlflow_url: str
+) -> None:
+    pytest.importorskip("ray")
+    from agentjudge.testing.ray_cluster import LocalRayCluster
+
+    runs = trajectories(tmp_path, "step [[score=0.5]] [[category=tool_misuse]]")
+    parameters = {**ours(runs), "scoring_mode": "default", "cache": False}
+    with LocalRayCluster(tmp_path_factory.mktemp("ray"), nodes=2, cpus=1) as cluster:
+        with JudgeServer() as judge:
+            local = run_job(evalhub_url, judge, parameters, "here")
+            assert units_run(cluster.folder) == 0
+            calls = len(judge.log)
+            on_ray = run_job(
+                evalhub_url, judge, {**parameters, "ray_address": cluster.address}, "on-ray"
+            )
+            assert len(judge.log) == 2 * calls  # the same calls, made by the cluster's workers
+        assert units_run(cluster.folder) > 0  # the job did run on the cluster
+    for outcome in (local, on_ray):
+        assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
+    (here,) = local["job"]["results"]["benchmarks"]
+    (there,) = on_ray["job"]["results"]["benchmarks"]
+    assert there["metrics"] == here["metrics"]
+    assert there["metrics"]["atif_overall_score"] == pytest.approx(3.5 / 5)
+    details = artifact(mlflow_url, there["mlflow_run_id"], "atif/evaluation_results.json")
+    expected = artifact(mlflow_url, here["mlflow_run_id"], "atif/evaluation_results.json")
+    assert details["trajectories"] == expected["trajectories"]
+
+
+def units_run(folder: Path) -> int:
+    """The units of trees the cluster's workers ran, as their logs name the tasks."""
+    return sum(
+        log.read_text(errors="replace").count(":task_name:score_unit")
+        for log in folder.glob("n*/session_*/logs/worker-*.out")
+    )
 
 
 def test_a_failing_judge_ends_the_job_failed_with_our_code(
