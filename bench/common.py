@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -53,6 +54,7 @@ class Measured:
     stderr: bytes
     seconds: float
     peak_rss_mb: float
+    cpu_seconds: float  # user + system CPU of the command and the children it waited for
 
     def tail(self) -> str:
         """The end of what the command printed, for a failure message."""
@@ -73,6 +75,7 @@ def measure(command: list[str], interval: float = 0.02) -> Measured:
     """Run `command`, sampling the resident memory of it and its children while it runs
     (agentjudge's modules byte-compiled first: see `byte_compiled`)."""
     byte_compiled()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         peak_kb = 0
@@ -81,4 +84,47 @@ def measure(command: list[str], interval: float = 0.02) -> Measured:
             time.sleep(interval)
         out, err = proc.communicate()
     seconds = time.perf_counter() - start
-    return Measured(proc.returncode, out, err, seconds, round(peak_kb / 1024, 1))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return Measured(proc.returncode, out, err, seconds, round(peak_kb / 1024, 1), cpu)
+
+
+def bare_client_seconds(url: str, calls: int, concurrency: int, prompt_bytes: int) -> float:
+    """Seconds a bare aiohttp client takes to make `calls` chat calls to the judge server
+    at `url`, `concurrency` at a time, each with a prompt of about `prompt_bytes`: what the
+    server, loopback HTTP and asyncio on this machine allow before agentjudge does anything,
+    the ceiling of a run's efficiency (no process start, no prompts built, no verdicts)."""
+    import asyncio
+    import json
+
+    import aiohttp
+
+    body = json.dumps(
+        {
+            "model": "bench",
+            "messages": [
+                {"role": "system", "content": "Score the step. [[score=0.5]]"},
+                {"role": "user", "content": "x" * prompt_bytes},
+            ],
+        }
+    ).encode()
+    endpoint = f"{url}/chat/completions"
+
+    async def run() -> float:
+        remaining = iter(range(calls))
+        connector = aiohttp.TCPConnector(limit=2 * concurrency)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def worker() -> None:
+                for _ in remaining:
+                    headers = {"content-type": "application/json"}
+                    async with session.post(endpoint, data=body, headers=headers) as answer:
+                        await answer.read()
+                        if answer.status != 200:
+                            raise SystemExit(f"the judge server answered {answer.status}")
+
+            start = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return time.perf_counter() - start
+
+    return asyncio.run(run())

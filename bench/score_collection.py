@@ -1,10 +1,14 @@
 """Benchmark: `agentjudge score` over N trajectories x S steps against the test judge server.
 
-Prints one JSON line for the first run {steps, seconds, efficiency, judge_calls,
-input_tokens, output_tokens, tokens_per_step, shared_prefix_fraction, peak_rss_mb}, then one
-for the same run again from the verdict store (judge_calls must be 0). efficiency =
-(judge_calls * latency / capacity) / seconds. Targets: efficiency >= 0.85 and peak RSS
-<= 500 MB (issue: the scoring job).
+Prints one JSON line for the first run {steps, seconds, efficiency, bare_client_seconds,
+bare_client_efficiency, client_cpu_ms_per_call, judge_calls, input_tokens, output_tokens,
+tokens_per_step, shared_prefix_fraction, peak_rss_mb}, then one for the same run again from
+the verdict store (judge_calls must be 0). efficiency = (judge_calls * latency / capacity) /
+seconds, start-up included. bare_client_* is the same number of calls, as many at a time,
+made by a bare aiohttp client against the same server right after the run: the ceiling that
+the server, loopback HTTP and asyncio leave on this machine. client_cpu_ms_per_call is the
+score process's CPU time per judge call. Targets: efficiency >= 0.85 and peak RSS <= 500 MB
+(issues: the scoring job; 21 item 5).
 
     python bench/score_collection.py [--trajectories 2000] [--steps 25] [--latency 0.05]
                                      [--capacity 64]
@@ -19,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import judge_server, measure
+from common import Measured, bare_client_seconds, judge_server, measure
 
 
 def trajectory(index: int, steps: int) -> dict[str, Any]:
@@ -55,11 +59,11 @@ def trajectory(index: int, steps: int) -> dict[str, Any]:
     }
 
 
-def run(command: list[str]) -> tuple[float, float]:
+def run(command: list[str]) -> Measured:
     done = measure(command, interval=0.05)
     if done.returncode not in (0, 1):
         sys.exit(f"score failed ({done.returncode}): {done.tail()}")
-    return done.seconds, done.peak_rss_mb
+    return done
 
 
 def main() -> None:
@@ -86,23 +90,35 @@ def main() -> None:
                 str(args.capacity), "--cache", str(folder / "verdicts.sqlite"),
                 "--judge-max-attempts", "20", "-o", str(out),
             ]  # fmt: skip
-            seconds, peak = run(command)
+            done = run(command)
             result = json.loads(out.read_text())
             judge = result["judge"]
-            ideal = judge["calls"] * args.latency / args.capacity
+            calls = judge["calls"]
+            ideal = calls * args.latency / args.capacity
+            figures: dict[str, Any] = {}
+            if calls:
+                # the same calls from a client that does nothing else: this machine's ceiling
+                size = 4 * judge["input_tokens"] // calls
+                bare = bare_client_seconds(url, calls, args.capacity, size)
+                figures = {
+                    "bare_client_seconds": round(bare, 2),
+                    "bare_client_efficiency": round(ideal / bare, 3),
+                    "client_cpu_ms_per_call": round(1000 * done.cpu_seconds / calls, 3),
+                }
             print(
                 json.dumps(
                     {
                         "run": label,
                         "steps": judge["steps_judged"],
-                        "seconds": round(seconds, 2),
-                        "efficiency": round(ideal / seconds, 3),
-                        "judge_calls": judge["calls"],
+                        "seconds": round(done.seconds, 2),
+                        "efficiency": round(ideal / done.seconds, 3),
+                        **figures,
+                        "judge_calls": calls,
                         "input_tokens": judge["input_tokens"],
                         "output_tokens": judge["output_tokens"],
                         "tokens_per_step": judge["input_tokens_per_step"],
                         "shared_prefix_fraction": judge["shared_prefix_fraction"],
-                        "peak_rss_mb": round(peak, 1),
+                        "peak_rss_mb": round(done.peak_rss_mb, 1),
                     }
                 ),
                 flush=True,
