@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.testing.ray_cluster import LocalRayCluster, ray_env
-from common import judge_server
+from common import byte_compiled, judge_server
 from score_collection import trajectory
 
 
@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--capacity", type=int, default=64)
     args = parser.parse_args()
+    byte_compiled()  # as an installed wheel would be, on the driver and every worker
     with (
         tempfile.TemporaryDirectory(prefix="agentjudge-ray-bench-") as tmp,
         judge_server(args.latency, args.capacity) as url,

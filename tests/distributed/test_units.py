@@ -14,7 +14,7 @@ import pytest
 from agentjudge.cli.score import bare_ray_flag
 from agentjudge.distributed.driver import free_lane
 from agentjudge.distributed.node_judges import Lane
-from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_steps
+from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_count
 from agentjudge.distributed.worker import Batch
 from agentjudge.errors import UsageError
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -22,20 +22,28 @@ from tests.atif.docs import doc, write
 from tests.conftest import REPO
 
 
-def test_units_are_consecutive_whole_trees_within_their_size() -> None:
-    assert plan_units([3, 3, 3, 3], 6) == [Unit(0, 0, 2, 6), Unit(1, 2, 4, 6)]
-    assert plan_units([3, 10, 2, 2], 6) == [Unit(0, 0, 1, 3), Unit(1, 1, 2, 10), Unit(2, 2, 4, 4)]
+def test_units_are_consecutive_whole_trees_of_about_equal_steps() -> None:
+    assert plan_units([3, 3, 3, 3], 2) == [Unit(0, 0, 2, 6), Unit(1, 2, 4, 6)]
+    # a tree larger than a share makes its unit larger, or fewer units
+    assert plan_units([3, 10, 2, 2], 3) == [Unit(0, 0, 2, 13), Unit(1, 2, 3, 2), Unit(2, 3, 4, 2)]
+    assert plan_units([1, 20, 1], 3) == [Unit(0, 0, 2, 21), Unit(1, 2, 3, 1)]
+    assert plan_units([5, 1, 1, 1, 1, 1], 2) == [Unit(0, 0, 1, 5), Unit(1, 1, 6, 5)]
+    assert plan_units([2, 2, 2, 0, 0], 3) == [Unit(0, 0, 1, 2), Unit(1, 1, 2, 2), Unit(2, 2, 5, 2)]
     assert plan_units([], 6) == []
     assert plan_units([0, 0], 6) == [Unit(0, 0, 2, 0)]
+    assert plan_units([4, 4], 1) == [Unit(0, 0, 2, 8)]
 
 
 def test_every_tree_is_in_exactly_one_unit_in_order() -> None:
     steps = [(i * 7) % 13 for i in range(200)]
-    units = plan_units(steps, 40)
+    units = plan_units(steps, 30)
     assert [u.start for u in units[1:]] == [u.stop for u in units[:-1]]
     assert (units[0].start, units[-1].stop) == (0, 200)
     assert [u.index for u in units] == list(range(len(units)))
-    assert all(u.steps <= 40 or u.stop - u.start == 1 for u in units)
+    assert sum(u.steps for u in units) == sum(steps)
+    assert len(units) == 30
+    share = sum(steps) / 30
+    assert all(share - 12 < u.steps < share + 12 for u in units[:-1])
 
 
 def test_the_concurrency_limit_is_shared_by_the_tasks_running_at_once() -> None:
@@ -47,9 +55,26 @@ def test_the_concurrency_limit_is_shared_by_the_tasks_running_at_once() -> None:
 
 def test_a_unit_holds_several_rounds_of_calls_and_a_job_makes_several_units() -> None:
     spread = Slots(2, 32)
-    assert unit_steps(50_000, spread) == 64 * 32  # a large job: many units of 64 rounds
-    assert unit_steps(100, spread) == 8 * 32  # a small one: at least 8 rounds
-    assert unit_steps(12_000, spread) == 1_500  # four units per task
+    assert unit_count(100, spread) == 1  # a small job: a unit holds at least 8 rounds
+    assert unit_count(1_000, spread) == 3
+    assert unit_count(12_000, spread) == 8  # four units per task
+    assert unit_count(50_000, spread) == 8  # still four: 6,250 steps is within 256 rounds
+    # a large job: units of at most 256 rounds, as many for each task
+    assert unit_count(1_000_000, spread) == 2 * 62
+    assert 1_000_000 / unit_count(1_000_000, spread) <= 256 * 32
+
+
+@pytest.mark.parametrize("running", [1, 2, 3, 8])
+@pytest.mark.parametrize("total", [7_000, 50_000, 333_325, 2_000_000])
+def test_units_come_in_a_multiple_of_the_tasks_running_and_end_together(
+    running: int, total: int
+) -> None:
+    spread = Slots(running, 16)
+    units = plan_units([25] * (total // 25), unit_count(total, spread))
+    assert len(units) % running == 0
+    sizes = [u.steps for u in units]
+    assert max(sizes) - min(sizes) <= 2 * 25  # about equal: trees are not split
+    assert max(sizes) <= 256 * 16 + 25
 
 
 def test_a_bare_ray_flag_starts_a_local_cluster() -> None:

@@ -18,7 +18,7 @@ from agentjudge.atif import Node
 from agentjudge.distributed import require_ray
 from agentjudge.distributed.desk import VerdictDesk
 from agentjudge.distributed.node_judges import Lane, start_node_judges, stop_node_judges
-from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_steps
+from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_count
 from agentjudge.distributed.worker import UnitResult, UnitWork, score_unit
 from agentjudge.errors import EXIT_JOB_FAILED, AgentJudgeError, UsageError
 from agentjudge.judge import JudgeClient
@@ -71,7 +71,7 @@ def run_on_ray(
             spread = slots(ray.cluster_resources().get("CPU", 1), config.concurrency_limit)
             lanes = [Lane(None, None, SUBMITTED_PER_SLOT * spread.running)]
         steps = [job.tree_steps(root) for root in roots]
-        units = plan_units(steps, unit_steps(sum(steps), spread))
+        units = plan_units(steps, unit_count(sum(steps), spread))
         task = ray.remote(score_unit)
         done: dict[int, UnitResult] = {}
         failure: Failure | None = None

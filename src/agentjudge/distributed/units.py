@@ -3,9 +3,11 @@
 A unit is what one Ray task judges with its own client. Trees are taken in order while
 their steps fit the unit's size, as the local job admits trees into its step budget
 (`scoring/step_budget.py`); a tree larger than a unit is a unit alone. Units are sized so
-that each keeps its client busy for many rounds of calls (the tail of a unit, its last
-trees' last calls, is the time its share of the judge goes partly unused) while the
-collection still makes several units per worker (a fast worker takes more of them).
+that each keeps its client busy for many rounds of calls (its start and its tail, its last
+trees' last calls, are time its share of the judge goes partly unused) while the
+collection still makes several units per worker (a fast worker takes more of them). Their
+number is a multiple of the tasks running at once and their sizes about equal, so the
+tasks end together: a last unit running alone would leave the rest of the judge idle.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from dataclasses import dataclass
 
 # a unit's steps per call its client makes at once: at least a few rounds of calls...
 MIN_ROUNDS = 8
-# ...and at most this many, so a long job is cut into many units
-MAX_ROUNDS = 64
+# ...and at most this many, so a long job is cut into many units. Measured with
+# bench/ray_scoring.py: each unit costs about 0.4 s of its share of the judge (its client's
+# ramp and its tail); at 64 rounds (25 units) the run reached 0.762 of the judge's
+# capacity, at 256 (8 units) see docs/distributed.md.
+MAX_ROUNDS = 256
 UNITS_PER_SLOT = 4  # at least this many units per task running at once, when trees allow
 
 
@@ -47,22 +52,30 @@ def slots(cpus: float, concurrency_limit: int) -> Slots:
     return Slots(running, max(1, concurrency_limit // running))
 
 
-def unit_steps(total_steps: int, spread: Slots) -> int:
-    """How many steps a unit holds (see the module's docstring)."""
-    low, high = MIN_ROUNDS * spread.share, MAX_ROUNDS * spread.share
-    even = math.ceil(total_steps / (UNITS_PER_SLOT * spread.running))
-    return max(low, min(high, even))
+def unit_count(total_steps: int, spread: Slots) -> int:
+    """How many units a job of `total_steps` is cut into (see the module's docstring): a
+    multiple of `spread.running`, at least UNITS_PER_SLOT per task, as few as keep each
+    within MAX_ROUNDS; fewer (down to one) when units would hold under MIN_ROUNDS."""
+    high = MAX_ROUNDS * spread.share
+    per_slot = max(UNITS_PER_SLOT, math.ceil(total_steps / (spread.running * high)))
+    return max(1, min(per_slot * spread.running, total_steps // (MIN_ROUNDS * spread.share)))
 
 
-def plan_units(tree_steps: Sequence[int], size: int) -> list[Unit]:
-    """Consecutive trees, `size` steps a unit at most (a larger tree is a unit alone)."""
+def plan_units(tree_steps: Sequence[int], count: int) -> list[Unit]:
+    """Consecutive trees cut into `count` units of about equal steps: unit k ends with the
+    tree that brings the steps so far to k + 1 shares of the total, the last unit takes
+    the rest. A tree is never split, so sizes differ by up to two trees' steps, and a tree
+    larger than a share makes its unit larger than the others (or fewer units)."""
+    total = sum(tree_steps)
     units: list[Unit] = []
-    start = steps = 0
-    for index, count in enumerate(tree_steps):
-        if index > start and steps + count > size:
-            units.append(Unit(len(units), start, index, steps))
-            start, steps = index, 0
-        steps += count
+    start = steps = done = 0
+    for index, tree in enumerate(tree_steps):
+        steps += tree
+        done += tree
+        boundary = (len(units) + 1) * total
+        if total and len(units) + 1 < count and done * count >= boundary:
+            units.append(Unit(len(units), start, index + 1, steps))
+            start, steps = index + 1, 0
     if start < len(tree_steps):
         units.append(Unit(len(units), start, len(tree_steps), steps))
     return units
