@@ -12,10 +12,18 @@ from pathlib import Path
 import pytest
 
 from agentjudge.cli.score import bare_ray_flag
+from agentjudge.distributed import worker
 from agentjudge.distributed.driver import free_lane
 from agentjudge.distributed.node_judges import Lane
-from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_count
-from agentjudge.distributed.worker import Batch
+from agentjudge.distributed.units import (
+    Slots,
+    Unit,
+    plan_units,
+    slots,
+    steps_judged,
+    unit_count,
+)
+from agentjudge.distributed.worker import Batch, ProgressReport
 from agentjudge.errors import UsageError
 from agentjudge.scoring.config import ScoreConfig, load_config
 from tests.atif.docs import doc, write
@@ -75,6 +83,43 @@ def test_units_come_in_a_multiple_of_the_tasks_running_and_end_together(
     sizes = [u.steps for u in units]
     assert max(sizes) - min(sizes) <= 2 * 25  # about equal: trees are not split
     assert max(sizes) <= 256 * 16 + 25
+
+
+def test_progress_counts_units_back_and_what_running_units_reported() -> None:
+    running = [Unit(2, 10, 20, 100), Unit(3, 20, 30, 50)]
+    assert steps_judged(300, running, {}) == 300
+    assert steps_judged(300, running, {2: 40, 3: 10}) == 350
+    # a report beyond the unit's steps, or of a unit that came back, adds nothing
+    assert steps_judged(300, running, {2: 140, 3: 50, 1: 99}) == 450
+
+
+class Desk:
+    """Stands in for the desk's actor handle: `desk.report.remote(unit, steps)` is kept."""
+
+    def __init__(self) -> None:
+        self.reports: list[tuple[int, int]] = []
+        self.report = self
+
+    def remote(self, unit: int, steps: int) -> None:
+        self.reports.append((unit, steps))
+
+
+def test_a_unit_reports_at_once_then_at_most_once_an_interval_and_never_drops_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(worker, "REPORT_INTERVAL", 0.2)
+    desk = Desk()
+
+    async def go() -> None:
+        report = ProgressReport(desk, 7)
+        report(3)  # the first report goes at once
+        report(5)
+        report(9)  # within the interval: one report once it is over, with the count then
+        assert desk.reports == [(7, 3)]
+        await asyncio.sleep(0.5)
+
+    asyncio.run(go())
+    assert desk.reports == [(7, 3), (7, 17)]
 
 
 def test_a_bare_ray_flag_starts_a_local_cluster() -> None:

@@ -138,6 +138,55 @@ def test_a_driver_off_the_cluster_joins_through_ray_client(
     assert "Traceback" not in on_ray.stderr
 
 
+# A job on Ray run through the Python API, printing each progress increment as it comes.
+PROGRESS_SCRIPT = """
+import json, sys, time
+from agentjudge.api import score_trajectories
+from agentjudge.scoring.config import load_config
+
+runs, url, address, out = sys.argv[1:]
+config = load_config(None, {
+    "trajectory_path": [runs], "judge_url": url, "judge_model": "judge",
+    "concurrency_limit": 1, "cache": False, "ray_address": address, "output": out,
+})
+start = time.monotonic()
+
+def progress(roots, total, client):
+    print(json.dumps({"total": total}), flush=True)
+    return lambda steps: print(json.dumps({"at": time.monotonic() - start, "steps": steps}),
+                               flush=True)
+
+score_trajectories(config, progress=progress)
+"""
+
+
+def test_the_progress_bar_moves_before_a_unit_comes_back(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    # one tree, so one unit: a root of 3 steps and its subagent of 30, judged one call at a
+    # time (0.1 s each, interleaved): the root is done seconds before its subagent
+    root, child = doc(3, session_id="root"), doc(30, session_id="child")
+    for document in (root, child):
+        for step in document["steps"]:
+            step["message"] = f"{document['session_id']} {step['step_id']} [[score=0.9]]"
+    with_refs(root, 2, [{"trajectory_path": "child.json"}])
+    write(tmp_path / "runs" / "root.json", root)
+    write(tmp_path / "runs" / "child.json", child)
+    with JudgeServer(Script(latency=0.1)) as server:
+        env = ray_env({"PYTHONPATH": str(SRC)})
+        done = subprocess.run(
+            [sys.executable, "-c", PROGRESS_SCRIPT, str(tmp_path / "runs"), server.base_url,
+             cluster.address, str(tmp_path / "out.json")],
+            capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0] == {"total": 33}
+    # the root's steps as the unit reported them, then its subagent's as the unit came back
+    # (moving only as units come back, the bar would have moved once, by 33)
+    assert [line["steps"] for line in lines[1:]] == [3, 30], lines
+
+
 def test_a_ray_run_exports_the_metrics_a_local_run_exports(
     tmp_path: Path, cluster: LocalRayCluster
 ) -> None:

@@ -18,7 +18,14 @@ from agentjudge.atif import Node
 from agentjudge.distributed import require_ray
 from agentjudge.distributed.desk import VerdictDesk
 from agentjudge.distributed.node_judges import Lane, start_node_judges, stop_node_judges
-from agentjudge.distributed.units import Slots, Unit, plan_units, slots, unit_count
+from agentjudge.distributed.units import (
+    Slots,
+    Unit,
+    plan_units,
+    slots,
+    steps_judged,
+    unit_count,
+)
 from agentjudge.distributed.worker import UnitResult, UnitWork, score_unit
 from agentjudge.errors import EXIT_JOB_FAILED, AgentJudgeError, UsageError
 from agentjudge.judge import JudgeClient
@@ -27,10 +34,12 @@ from agentjudge.scoring.scored import JobResult, TreeResult
 
 UNIT_RETRIES = 3  # times Ray runs a unit again after its worker died
 SUBMITTED_PER_SLOT = 2  # units submitted per running task: the next one waits, shipped
+# how long the driver waits for a unit before it reads the units' progress and checks for
+# Ctrl-C
 WAIT_SECONDS = 0.5
 # a bare --ray's cluster's address: loopback, but not 127.0.0.1, which Ray swaps for the
 # machine's network address
-LOCAL_NODE = "127.0.0.2"  # how long the driver waits for a unit before it checks for Ctrl-C
+LOCAL_NODE = "127.0.0.2"
 
 
 class RayJobError(AgentJudgeError):
@@ -48,7 +57,7 @@ def run_on_ray(
 ) -> JobResult:
     """Judge `roots` on the Ray cluster `job.config.ray_address` names and aggregate them
     with `job.result`; `store_path` is the verdict store (None: `--no-cache`); `on_units`
-    hears the steps of each unit as it comes back."""
+    hears the steps judged since it last heard, as the units report them."""
     ray = require_ray()
     config = job.config
     connect(ray, config.ray_address or "auto")
@@ -56,14 +65,14 @@ def run_on_ray(
     node_judges: list[Any] = []
     pending: dict[Any, tuple[Unit, Lane]] = {}
     try:
-        if store_path is not None:
-            here = ray.get_runtime_context().get_node_id()
-            placement = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(here, False)
-            desk = (
-                ray.remote(VerdictDesk)
-                .options(num_cpus=0, scheduling_strategy=placement)
-                .remote(str(store_path))
-            )
+        here = ray.get_runtime_context().get_node_id()
+        placement = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(here, False)
+        desk = (
+            ray.remote(VerdictDesk)
+            .options(num_cpus=0, scheduling_strategy=placement)
+            .remote(str(store_path) if store_path is not None else None)
+        )
+        store_desk = desk if store_path is not None else None
         if config.judge == "local":
             lanes, node_judges = start_node_judges(ray)
             spread = Slots(len(lanes), 1)
@@ -74,6 +83,7 @@ def run_on_ray(
         units = plan_units(steps, unit_count(sum(steps), spread))
         task = ray.remote(score_unit)
         done: dict[int, UnitResult] = {}
+        finished = shown = 0  # steps of the units back; steps the progress bar shows
         failure: Failure | None = None
         queue = list(reversed(units))
         while (queue and failure is None) or pending:
@@ -89,18 +99,23 @@ def run_on_ray(
                     api_key,
                     lane.judge,
                 )
-                pending[placed(ray, task, lane).remote(work, desk)] = (unit, lane)
+                pending[placed(ray, task, lane).remote(work, store_desk, desk)] = (unit, lane)
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
             for ref in ready:
                 unit, _lane = pending.pop(ref)
                 result = fetch(ray, ref)
                 done[unit.index] = result
                 merge(job, result)
-                on_units(unit.steps)
+                finished += unit.steps
                 if result.failure is not None and failure is None:
                     failure = result.failure  # fail_fast: the other units are cancelled
                     cancel(ray, pending)
                     pending.clear()
+            reported: dict[int, int] = ray.get(desk.progress.remote())
+            judged = steps_judged(finished, (unit for unit, _ in pending.values()), reported)
+            if judged > shown:
+                on_units(judged - shown)
+                shown = judged
         trees: list[TreeResult] = []
         if failure is None:
             trees = [tree for index in sorted(done) for tree in done[index].trees]

@@ -13,7 +13,7 @@ tasks end together: a last unit running alone would leave the rest of the judge 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 # a unit's steps per call its client makes at once: at least a few rounds of calls...
@@ -79,3 +79,9 @@ def plan_units(tree_steps: Sequence[int], count: int) -> list[Unit]:
     if start < len(tree_steps):
         units.append(Unit(len(units), start, len(tree_steps), steps))
     return units
+
+
+def steps_judged(finished: int, running: Iterable[Unit], reported: Mapping[int, int]) -> int:
+    """The job's steps judged so far: `finished` (of the units that came back) and what
+    each running unit reported, never more than its own steps."""
+    return finished + sum(min(reported.get(unit.index, 0), unit.steps) for unit in running)

@@ -10,6 +10,7 @@ it before the step is counted as judged.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 LOOKUP_INTERVAL = 0.01  # seconds a look-up waits for others to share one trip to the desk
+REPORT_INTERVAL = 0.5  # seconds between a unit's reports of its progress to the desk
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,38 @@ class UnitClient(JudgeClient):
         return outcome
 
 
-def score_unit(work: UnitWork, desk: Any) -> UnitResult:
-    """Judge one unit's trees (the body of the Ray task)."""
+class ProgressReport:
+    """A unit's steps judged so far, sent to the desk (the driver's progress bar reads them
+    there, instead of moving only as units end): at once, or, within REPORT_INTERVAL of the
+    last report, once that interval is over, with the count as it is then."""
+
+    def __init__(self, desk: Any, unit: int) -> None:
+        self._desk = desk
+        self._unit = unit
+        self._sent = -REPORT_INTERVAL
+        self._due = False  # a report is waiting for the interval to end
+        self.judged = 0
+
+    def __call__(self, steps: int) -> None:
+        self.judged += steps
+        if self._desk is None or self._due:
+            return
+        wait = self._sent + REPORT_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._send()
+        else:
+            self._due = True
+            asyncio.get_running_loop().call_later(wait, self._send)
+
+    def _send(self) -> None:
+        self._due = False
+        self._sent = time.monotonic()
+        self._desk.report.remote(self._unit, self.judged)  # not waited for
+
+
+def score_unit(work: UnitWork, desk: Any, progress: Any = None) -> UnitResult:
+    """Judge one unit's trees (the body of the Ray task); `desk` holds the verdict store
+    (None: `--no-cache`), `progress` hears how far the unit is (the desk, as a rule)."""
     config = work.config
     provider = (
         LocalJudge(Path(work.local_judge[1]), server_url=work.local_judge[0])
@@ -186,7 +218,13 @@ def score_unit(work: UnitWork, desk: Any) -> UnitResult:
         measures=measured,
         desk=desk,
     )
-    job = ScoringJob(config, work.criteria, client, files=lambda: ShippedFiles(work.files))
+    job = ScoringJob(
+        config,
+        work.criteria,
+        client,
+        on_step=ProgressReport(progress, work.index),
+        files=lambda: ShippedFiles(work.files),
+    )
 
     async def go() -> tuple[list[TreeResult], Failure | None]:
         async with provider.serving(), client:
