@@ -114,30 +114,6 @@ def test_a_ray_run_equals_the_local_run(
     assert "Traceback" not in on_ray.stderr
 
 
-def test_a_driver_off_the_cluster_joins_through_ray_client(
-    tmp_path: Path, cluster: LocalRayCluster
-) -> None:
-    runs = collection(tmp_path, trees=4)
-    with JudgeServer(Script(latency=0.01)) as server:
-        local = score(runs, *judge_flags(server), "--no-cache", "-o", "local.json", cwd=tmp_path)
-        assert local.returncode == 0, local.stderr
-        calls = len(server.log)
-        flags = [*judge_flags(server), "--ray", cluster.client_address]
-        on_ray = score(runs, *flags, "-o", "ray.json", cwd=tmp_path)
-        assert on_ray.returncode == 0, on_ray.stderr
-        assert len(server.log) == 2 * calls
-        # the desk kept every verdict: the same command again calls the judge no more
-        again = score(runs, *flags, "-o", "again.json", cwd=tmp_path)
-        assert again.returncode == 0, again.stderr
-        assert len(server.log) == 2 * calls
-    expected, got = results(tmp_path / "local.json"), results(tmp_path / "ray.json")
-    assert got["metrics"] == expected["metrics"]
-    assert step_scores(got) == step_scores(expected)
-    assert step_scores(results(tmp_path / "again.json")) == step_scores(expected)
-    assert results(tmp_path / "again.json")["judge"]["cache_hits"] == calls
-    assert "Traceback" not in on_ray.stderr
-
-
 # A job on Ray run through the Python API, printing each progress increment as it comes.
 PROGRESS_SCRIPT = """
 import json, sys, time

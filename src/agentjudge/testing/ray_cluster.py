@@ -54,9 +54,6 @@ class LocalRayCluster:
         self.cpus = cpus
         self.port = free_port()
         self.address = f"{LOOPBACK}:{self.port}"
-        self.client_port = free_port()
-        # the head's Ray Client server: a driver off the cluster joins through it
-        self.client_address = f"ray://{LOOPBACK}:{self.client_port}"
         self._procs: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> LocalRayCluster:
@@ -91,7 +88,7 @@ class LocalRayCluster:
         command = [ray, "start", "--block", "--node-ip-address", LOOPBACK]
         if index == 0:
             command += ["--head", "--port", str(self.port), "--include-dashboard=false"]
-            command += ["--ray-client-server-port", str(self.client_port)]
+            command += ["--ray-client-server-port", str(free_port())]
         else:
             command += ["--address", self.address]
         command += ["--num-cpus", str(self.cpus), "--num-gpus", "0"]
