@@ -1,8 +1,7 @@
 """Units of work for the workers: consecutive whole trees, cut by steps (pure).
 
-A unit is what one Ray task judges with its own client. Trees are taken in order while
-their steps fit the unit's size, as the local job admits trees into its step budget
-(`scoring/step_budget.py`); a tree larger than a unit is a unit alone. Units are sized so
+A unit is what one Ray task judges with its own client: consecutive trees, never a tree
+split, cut where the steps so far reach the next share of the job. Units are sized so
 that each keeps its client busy for many rounds of calls (its start and its tail, its last
 trees' last calls, are time its share of the judge goes partly unused) while the
 collection still makes several units per worker (a fast worker takes more of them). Their
@@ -18,10 +17,10 @@ from dataclasses import dataclass
 
 # a unit's steps per call its client makes at once: at least a few rounds of calls...
 MIN_ROUNDS = 8
-# ...and at most this many, so a long job is cut into many units. Measured with
-# bench/ray_scoring.py: each unit costs about 0.4 s of its share of the judge (its client's
-# ramp and its tail); at 64 rounds (25 units) the run reached 0.762 of the judge's
-# capacity, at 256 (8 units) see docs/distributed.md.
+# ...and at most this many, so a long job is cut into many units. 64 made the 2,000 x 25
+# bench 25 units, each about 1 s slower than its calls' ideal 4.7 s (its client's ramp and
+# tail); 256 makes it 8, and the Ray run 5-6% slower than the local one instead of 11-12%
+# (bench/ray_scoring.py, figures in docs/distributed.md).
 MAX_ROUNDS = 256
 UNITS_PER_SLOT = 4  # at least this many units per task running at once, when trees allow
 
