@@ -1,10 +1,11 @@
 """Benchmark: the embedded judge's llama.cpp server settings (threads, batch, context), chosen
 by measurement (issue 21).
 
-For each setting this starts `python -m llama_cpp.server` itself, with the model file and the
-arguments `LlamaServer` gives it except the one varied, then scores `examples/trajectories/`
-against it as `bench/local_judge.py --part examples` does (`agentjudge score --judge local
---no-cache`, the local judge pointed at that server through `LocalJudge`'s `server_url`).
+For each setting this starts the embedded judge's server (llama-cpp-python's, run as
+`SERVER_MODULE`) itself, with the arguments `LlamaServer` gives it except the one varied,
+then scores `examples/trajectories/` against it as `bench/local_judge.py --part examples`
+does (`agentjudge score --judge local --no-cache`, the local judge pointed at that server
+through `LocalJudge`'s `server_url`).
 The settings alternate, each run `--repeat` times (the order reversed every other round),
 since this machine's speed drifts between runs.
 
@@ -43,11 +44,11 @@ import httpx
 
 from agentjudge.judge.model_cache import ensure_model
 from agentjudge.judge.providers.local import (
-    CONTEXT_TOKENS,
-    MODEL_NAME,
     READY_TIMEOUT,
+    SERVER_MODULE,
     free_port,
     machine_threads,
+    server_arguments,
 )
 from common import measure, tree_rss_kb
 from local_judge import PAIRS, ROOT, pair_trajectory
@@ -81,16 +82,8 @@ sys.exit(main(sys.argv[3:]))
 def server_args(model: Path, port: int, varied: dict[str, str]) -> list[str]:
     """LlamaServer's arguments (src/agentjudge/judge/providers/local.py), `varied` replacing
     or adding some."""
-    args = {
-        "--model": str(model),
-        "--model_alias": MODEL_NAME,
-        "--host": "127.0.0.1",
-        "--port": str(port),
-        "--n_threads": str(THREADS),
-        "--n_threads_batch": str(THREADS),
-        "--n_ctx": str(CONTEXT_TOKENS),
-        **varied,
-    }
+    base = server_arguments(model, port, THREADS)
+    args = {**dict(zip(base[::2], base[1::2], strict=True)), **varied}
     return [part for pair in args.items() for part in pair]
 
 
@@ -115,7 +108,7 @@ def run(model: Path, varied: dict[str, str], out: Path) -> dict[str, Any]:
     """One server started with `varied`, one scoring run of examples/ against it."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}/v1"
-    command = [sys.executable, "-m", "llama_cpp.server", *server_args(model, port, varied)]
+    command = [sys.executable, "-m", SERVER_MODULE, *server_args(model, port, varied)]
     with (
         tempfile.TemporaryFile() as log,
         subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT) as server,

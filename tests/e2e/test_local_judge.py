@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agentjudge.convert.folder import convert_who_and_when
-from agentjudge.judge.providers.local import LOCAL_NOTE, MODEL_NAME
+from agentjudge.judge.providers.local import LOCAL_NOTE, MODEL_NAME, SERVER_MODULE
 from tests.atif.docs import step, write
 from tests.conftest import SHARED
 
@@ -52,14 +52,14 @@ def arithmetic(folder: Path) -> Path:
 
 
 def servers() -> set[int]:
-    """Pids of every llama_cpp.server running on this machine."""
+    """Pids of every embedded judge's server running on this machine."""
     found = set()
     for proc in Path("/proc").iterdir():
         try:
             command = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if proc.name.isdigit() and b"llama_cpp.server" in command:
+        if proc.name.isdigit() and SERVER_MODULE.encode() in command:
             found.add(int(proc.name))
     return found
 
@@ -100,7 +100,8 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     for verdict in (good, bad):
         assert verdict["error"] is None, verdict
         assert 0.0 <= verdict["score"] <= 1.0
-        assert verdict["rationale"]  # the reasoning came before the score
+        # weighed by the judge's own probabilities: the server sent each answer token's
+        assert "p(true)" in verdict["rationale"], verdict
     assert bad["score"] < good["score"], (good, bad)
     assert results["judge"]["protocol_errors"] == 0
     assert results["run_parameters"]["atif_judge"] == f"local/{MODEL_NAME}"
@@ -155,14 +156,14 @@ def test_ctrl_c_stops_the_server_and_leaves_nothing_behind(tmp_path: Path) -> No
 
 
 def wait_for_server(cli: int, seconds: float = 120) -> int:
-    """The pid of the llama_cpp.server the CLI started, once it runs."""
+    """The pid of the judge's server the CLI started, once it runs."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         started = children(cli) & servers()
         if started:
             return started.pop()
         time.sleep(0.2)
-    raise AssertionError(f"no llama_cpp.server child of {cli} after {seconds} s")
+    raise AssertionError(f"no judge server child of {cli} after {seconds} s")
 
 
 def test_the_estimate_is_within_ten_percent_of_the_models_tokenizer() -> None:

@@ -158,41 +158,42 @@ def test_a_judge_url_does_not_apply_to_the_embedded_judge() -> None:
         build_provider(JudgeSpec("local", url="http://127.0.0.1:1/v1"))
 
 
-# A stand-in for `python -m llama_cpp.server`, found first on PYTHONPATH: it answers
-# /v1/models on the port it is given, and starts a child of its own (like a worker) whose
-# pid it writes down, so the tests can check that the whole group is gone afterwards.
+# A stand-in for llama-cpp-python's server, found first on PYTHONPATH (SERVER_MODULE runs its
+# `llama_cpp.server.__main__.main`): it answers /v1/models on the port it is given, and
+# starts a child of its own (like a worker) whose pid it writes down, so the tests can check
+# that the whole group is gone afterwards.
 FAKE_SERVER = """
 import http.server, os, signal, subprocess, sys, time
-args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
-mode = os.environ.get("FAKE_LLAMA_MODE", "serve")
-if mode == "crash":
-    print("error: failed to load model 'broken.gguf'", flush=True)
-    sys.exit(2)
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-with open(os.environ["FAKE_LLAMA_PIDS"], "w") as out:
-    out.write(f"{os.getpid()} {child.pid}")
-if mode == "hang":
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    time.sleep(300)
 
-answered = 0
+def main():
+    args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+    mode = os.environ.get("FAKE_LLAMA_MODE", "serve")
+    if mode == "crash":
+        print("error: failed to load model 'broken.gguf'", flush=True)
+        sys.exit(2)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+    with open(os.environ["FAKE_LLAMA_PIDS"], "w") as out:
+        out.write(f"{os.getpid()} {child.pid}")
+    if mode == "hang":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(300)
+    answered = [0]
 
-class Models(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200 if self.path == "/v1/models" else 404)
-        self.end_headers()
-    def do_POST(self):
-        global answered
-        self.rfile.read(int(self.headers["content-length"]))
-        if mode == "sigill" or (mode == "die-later" and answered):
-            os.kill(os.getpid(), signal.SIGILL)  # as a build for another CPU does
-        answered += 1
-        self.send_response(200)
-        self.end_headers()
-    def log_message(self, *args):
-        pass
+    class Models(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.end_headers()
+        def do_POST(self):
+            self.rfile.read(int(self.headers["content-length"]))
+            if mode == "sigill" or (mode == "die-later" and answered[0]):
+                os.kill(os.getpid(), signal.SIGILL)  # as a build for another CPU does
+            answered[0] += 1
+            self.send_response(200)
+            self.end_headers()
+        def log_message(self, *args):
+            pass
 
-http.server.HTTPServer((args["--host"], int(args["--port"])), Models).serve_forever()
+    http.server.HTTPServer((args["--host"], int(args["--port"])), Models).serve_forever()
 """
 
 
@@ -201,7 +202,7 @@ def fake_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Put the stand-in server first on the path; return the file it writes its pids to."""
     package = tmp_path / "fake" / "llama_cpp"
     (package / "server").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("class Llama:\n    pass\n")
     (package / "server" / "__init__.py").write_text("")
     (package / "server" / "__main__.py").write_text(FAKE_SERVER)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "fake"), *sys.path]))

@@ -1,10 +1,10 @@
 """The `local` judge: a small model on this machine's CPU, behind llama.cpp's OpenAI-compatible
 server, talked to by the same provider code as any other server.
 
-The server (`python -m llama_cpp.server`) is a child process on 127.0.0.1 and a free port,
-started when a job opens the provider (`serving()`) and stopped when it closes it, also on
-Ctrl-C and on errors. It runs in a process group of its own, which is what gets killed; on
-Linux it also dies with us if we are killed outright.
+The server (llama-cpp-python's, run by `llama_logprobs.py`) is a child process on 127.0.0.1
+and a free port, started when a job opens the provider (`serving()`) and stopped when it
+closes it, also on Ctrl-C and on errors. It runs in a process group of its own, which is
+what gets killed; on Linux it also dies with us if we are killed outright.
 
 The model is small, so its output is constrained to the answer's JSON schema, with the
 reasoning asked for before the score (a 1.5B model scores much better that way). No message
@@ -52,6 +52,8 @@ PORTABLE_BUILD = (
     "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 )
 STOP_GRACE = 5.0
+# llama-cpp-python's server, with log-probabilities read from each answer token's logits only
+SERVER_MODULE = "agentjudge.judge.providers.llama_logprobs"
 # llama-cpp-python renders the chat template and tokenizes the whole prompt with special=True
 # (llama_chat_format.py, chat_formatter_to_chat_completion_handler; no setting turns it off),
 # so a message holding `<|im_start|>system` would open a real system turn. These are the
@@ -59,14 +61,14 @@ STOP_GRACE = 5.0
 # matches even without special parsing (`<tool_call>`, `</tool_call>`).
 _CONTROL_TOKEN = re.compile(r"<(?=\|[^\s<>|]{1,64}\|>|/s>|/?tool_call>)")
 
-# Run in the child before llama_cpp.server replaces it: ask Linux to SIGTERM it when its
+# Run in the child before the server replaces it: ask Linux to SIGTERM it when its
 # parent dies (even by SIGKILL), and quit if the parent is already gone.
 _LAUNCH = """\
 import ctypes, os, signal, sys
 ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 if os.getppid() != int(sys.argv[1]):
     sys.exit(1)
-os.execv(sys.executable, [sys.executable, "-m", "llama_cpp.server", *sys.argv[2:]])
+os.execv(sys.executable, [sys.executable, "-m", sys.argv[2], *sys.argv[3:]])
 """
 
 
@@ -175,8 +177,24 @@ class LocalJudge(OpenAICompatible):
         self._url = httpx.URL(self.endpoint)
 
 
+def server_arguments(model_path: Path, port: int, threads: int) -> list[str]:
+    """The server's command-line arguments (`python -m llama_cpp.server`'s)."""
+    return [
+        "--model", str(model_path),
+        "--model_alias", MODEL_NAME,
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--n_threads", str(threads),
+        "--n_threads_batch", str(threads),
+        "--n_ctx", str(CONTEXT_TOKENS),
+        # SERVER_MODULE reads logprobs from the answer's own logits: none for the prompt
+        "--logits_all", "false",
+    ]  # fmt: skip
+
+
 class LlamaServer:
-    """`python -m llama_cpp.server` on 127.0.0.1 and a free port, in its own process group.
+    """llama-cpp-python's server (run as SERVER_MODULE) on 127.0.0.1 and a free port, in its
+    own process group.
 
     Its output goes to an unnamed temporary file, read only to explain a failed start.
     """
@@ -185,19 +203,11 @@ class LlamaServer:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self._log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115  (closed by stop())
-        args = [
-            "--model", str(model_path),
-            "--model_alias", MODEL_NAME,
-            "--host", "127.0.0.1",
-            "--port", str(self.port),
-            "--n_threads", str(threads),
-            "--n_threads_batch", str(threads),
-            "--n_ctx", str(CONTEXT_TOKENS),
-        ]  # fmt: skip
+        args = server_arguments(model_path, self.port, threads)
         if sys.platform == "linux":
-            command = [sys.executable, "-c", _LAUNCH, str(os.getpid()), *args]
+            command = [sys.executable, "-c", _LAUNCH, str(os.getpid()), SERVER_MODULE, *args]
         else:
-            command = [sys.executable, "-m", "llama_cpp.server", *args]
+            command = [sys.executable, "-m", SERVER_MODULE, *args]
         self._process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
