@@ -109,3 +109,93 @@ def test_an_overdue_call_stops_counting_against_the_limit(
         assert (limit.in_flight, limit.set_aside) == (0, 0)
 
     asyncio.run(go())
+
+
+# --- prefix order: one call at a time to a judge that keeps only its last prompt -----------
+
+
+def queue(limit: AdaptiveLimit, keys: list[str], order: list[str]) -> list[asyncio.Task[None]]:
+    """A call per key, queued in this order at their tasks' first step; each one admitted
+    appends its key to `order` and ends at once."""
+
+    async def call(key: str) -> None:
+        await limit.start(key)
+        order.append(key)
+        limit.release("ok")
+
+    return [asyncio.ensure_future(call(key)) for key in keys]
+
+
+def test_in_prefix_order_the_call_sharing_the_longest_start_goes_next() -> None:
+    async def go() -> list[str]:
+        limit = AdaptiveLimit(1, prefix_order=True)
+        await limit.start("system|task A|step 1")
+        order: list[str] = []
+        keys = ["system|task B|step 1", "system|task A|step 2", "system|task B|step 2"]
+        calls = queue(limit, keys, order)
+        await asyncio.sleep(0)  # all three queued
+        limit.release("ok")
+        await asyncio.wait_for(asyncio.gather(*calls), 5)
+        return order
+
+    order = asyncio.run(go())
+    # A's step first (it shares "system|task A|step "), then B's two in their order
+    assert order == ["system|task A|step 2", "system|task B|step 1", "system|task B|step 2"]
+
+
+def test_a_follow_up_asked_as_a_call_ends_goes_before_older_calls() -> None:
+    async def go() -> list[str]:
+        limit = AdaptiveLimit(1, prefix_order=True)
+        await limit.start("system|task A|step 3|Is this step correct?")
+        order: list[str] = []
+        older = queue(limit, ["system|task B|step 1"], order)
+        await asyncio.sleep(0)
+        limit.release("ok")  # the step's call ends: its category is asked right after
+        # queued at the task's first step, which runs before the freed slot's wait is over
+        # (a ready task runs before a timer that falls due at the same turn of the loop)
+        follow_up = queue(limit, ["system|task A|step 3|Which failure is it?"], order)
+        await asyncio.wait_for(asyncio.gather(*older, *follow_up), 5)
+        return order
+
+    assert asyncio.run(go()) == [
+        "system|task A|step 3|Which failure is it?",
+        "system|task B|step 1",
+    ]
+
+
+def test_without_prefix_order_calls_go_first_come_first_served() -> None:
+    async def go() -> list[str]:
+        limit = AdaptiveLimit(1)
+        await limit.start("a|1")
+        order: list[str] = []
+        calls = queue(limit, ["b|1", "a|2"], order)
+        await asyncio.sleep(0)
+        limit.release("ok")
+        await asyncio.wait_for(asyncio.gather(*calls), 5)
+        return order
+
+    assert asyncio.run(go()) == ["b|1", "a|2"]
+
+
+def test_cancelled_calls_are_skipped_in_prefix_order() -> None:
+    async def go() -> int:
+        limit = AdaptiveLimit(1, prefix_order=True)
+        await limit.start("x")
+        gone = asyncio.ensure_future(limit.start("x|best match"))
+        kept = asyncio.ensure_future(limit.start("y"))
+        await asyncio.sleep(0)
+        gone.cancel()
+        limit.release("ok")
+        await asyncio.wait_for(kept, 5)
+        return limit.in_flight
+
+    assert asyncio.run(go()) == 1
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "shared"),
+    [("", "", 0), ("abc", "abd", 2), ("abc", "abc", 3), ("abc", "abcdef", 3), ("x", "y", 0)],
+)
+def test_shared_start(a: str, b: str, shared: int) -> None:
+    assert limiter.shared_start(a, b) == shared
+    assert limiter.shared_start(b, a) == shared

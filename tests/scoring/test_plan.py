@@ -123,8 +123,8 @@ def test_a_job_plans_only_a_budget_of_steps_ahead_and_judges_every_step(tmp_path
     peak: list[int] = []
     original = budget.acquire
 
-    async def acquire(cost: int = 1) -> None:
-        await original(cost)
+    async def acquire(cost: int = 1, key: str = "") -> None:
+        await original(cost, key)
         peak.append(budget.in_flight)
 
     budget.acquire = acquire  # type: ignore[method-assign]

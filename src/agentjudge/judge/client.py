@@ -96,7 +96,7 @@ class JudgeClient:
     on_note: Callable[[str], None] | None = None
 
     def __post_init__(self) -> None:
-        self._limit = AdaptiveLimit(self.concurrency)
+        self._limit = AdaptiveLimit(self.concurrency, self.provider.keeps_last_prompt)
         # The transport is the one connection pool. aiohttp's keeps per-call cost flat as
         # concurrency grows (httpcore's pool scans every connection on every request).
         # httpx.AsyncClient's redirects, cookies and auth are not needed, so requests go
@@ -233,7 +233,8 @@ class JudgeClient:
         self.stats.retries += 1
 
     async def _attempt(self, request: JudgeRequest) -> Answer:
-        call = await self._limit.start()
+        key = "\n".join(m.content for m in request.messages) if self._limit.prefix_order else ""
+        call = await self._limit.start(key)
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
             self._limit.release("other", call)
             raise JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")

@@ -1,5 +1,7 @@
 """Limits that admit waiters in FIFO order: the judge's adaptive concurrency limit, and the
-gate beneath it that other limits (the scoring job's step budget) share."""
+gate beneath it that other limits (the scoring job's step budget) share. For a judge that
+keeps only its last prompt evaluated, the limit admits in prefix order instead
+(`AdaptiveLimit(prefix_order=True)`)."""
 
 from __future__ import annotations
 
@@ -22,17 +24,18 @@ class FifoGate:
 
     def __init__(self) -> None:
         self.in_flight = 0
-        self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
+        self._waiters: deque[tuple[int, asyncio.Future[None], str]] = deque()
 
     def _fits(self, cost: int) -> bool:
         raise NotImplementedError
 
-    async def acquire(self, cost: int = 1) -> None:
+    async def acquire(self, cost: int = 1, key: str = "") -> None:
+        """Wait until `cost` fits; `key` is what an ordering by prefix compares."""
         if not self._waiters and self._fits(cost):
-            self.in_flight += cost
+            self._admitted(cost, key)
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append((cost, waiter))
+        self._waiters.append((cost, waiter, key))
         try:
             await waiter
         except asyncio.CancelledError:
@@ -40,20 +43,30 @@ class FifoGate:
                 self._give_back(cost)  # admitted as it was cancelled: pass it on
             raise
 
+    def _admitted(self, cost: int, key: str) -> None:
+        self.in_flight += cost
+
     def _give_back(self, cost: int) -> None:
         self.in_flight -= cost
+        self._wake()
+
+    def _wake(self) -> None:
         while self._waiters:
-            wanted, waiter = self._waiters[0]
+            wanted, waiter, key = self._waiters[0]
             if waiter.done():  # cancelled while queued
                 self._waiters.popleft()
                 continue
             if not self._fits(wanted):
                 break
             self._waiters.popleft()
-            self.in_flight += wanted
+            self._admitted(wanted, key)
             waiter.set_result(None)
 
 
+# How long a freed slot waits before prefix order picks its call: long enough for the job to
+# ask the follow-up of the call that just ended (a step's category, whose prompt is the step's
+# with another question) while that prompt is still the judge's, a thousandth of a local call.
+PREFIX_ORDER_WAIT = 0.01
 # A call in flight this many times longer than calls typically take (and at least
 # OVERDUE_SECONDS) is presumed stuck (a judge that accepted it and will never answer).
 OVERDUE_FACTOR = 5.0
@@ -87,21 +100,53 @@ class AdaptiveLimit(FifoGate):
     a judge that never answers some calls holds their slots for seconds, not for the whole
     timeout (a low limit full of such calls would stall the run). At most `maximum` calls are
     set aside at once: never more than 2 x `maximum` are in flight.
+
+    With `prefix_order`, for a judge that keeps only the last prompt it read (llama.cpp's
+    server: it reads again all of the next prompt after the start the two share), a freed
+    slot goes to the waiting call whose `key` (its prompt) shares the longest start with the
+    last admitted one, earliest first among equals, after PREFIX_ORDER_WAIT.
     """
 
-    def __init__(self, maximum: int) -> None:
+    def __init__(self, maximum: int, prefix_order: bool = False) -> None:
         super().__init__()
         self.maximum = maximum
         self.limit = float(maximum)
         self.set_aside = 0
         self.typical_seconds: float | None = None  # none answered yet: none is overdue
+        self.prefix_order = prefix_order
+        self._last_key = ""
+        self._waking: asyncio.TimerHandle | None = None
 
     def _fits(self, cost: int) -> bool:
         return self.in_flight + cost <= max(1, int(self.limit))
 
-    async def start(self) -> Call:
-        """Wait for a slot; the call is watched from then on (end it with `release`)."""
-        await self.acquire()
+    def _admitted(self, cost: int, key: str) -> None:
+        self.in_flight += cost
+        self._last_key = key
+
+    def _wake(self) -> None:
+        if not self.prefix_order:
+            super()._wake()
+        elif self._waiters and self._waking is None:
+            loop = asyncio.get_running_loop()
+            self._waking = loop.call_later(PREFIX_ORDER_WAIT, self._wake_in_prefix_order)
+
+    def _wake_in_prefix_order(self) -> None:
+        self._waking = None
+        while True:
+            live = [w for w in self._waiters if not w[1].done()]
+            self._waiters = deque(live)
+            if not live or not self._fits(1):
+                return
+            chosen = max(live, key=lambda w: shared_start(w[2], self._last_key))
+            self._waiters.remove(chosen)
+            self._admitted(chosen[0], chosen[2])
+            chosen[1].set_result(None)
+
+    async def start(self, key: str = "") -> Call:
+        """Wait for a slot; the call is watched from then on (end it with `release`).
+        `key`, the call's prompt, matters only in prefix order."""
+        await self.acquire(1, key)
         call = Call()
         if self.typical_seconds is not None:
             patience = max(OVERDUE_SECONDS, OVERDUE_FACTOR * self.typical_seconds)
@@ -137,3 +182,16 @@ class AdaptiveLimit(FifoGate):
             self._give_back(0)  # nothing of the limit to give back; the limit may have grown
         else:
             self._give_back(1)
+
+
+def shared_start(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at their start (compared by slices, which is
+    C code, in O(log n) steps)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -59,6 +59,9 @@ class Provider:
     # the judge's note on its own verdicts: said on the console and kept with every result
     note: str | None = None
     max_concurrency: int | None = None  # calls the server can usefully take at once
+    # the server keeps only the last prompt it read, and reads again all of the next one
+    # after the start the two share (llama.cpp's): calls go in prefix order, not FIFO
+    keeps_last_prompt: ClassVar[bool] = False
     min_timeout: float | None = None  # seconds a call may need, whatever the job's timeout
 
     def __init__(self, model: str, endpoint: str, api_key: str | None = None) -> None:

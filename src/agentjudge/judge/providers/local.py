@@ -102,6 +102,7 @@ class LocalJudge(OpenAICompatible):
     note = LOCAL_NOTE
     preflight: ClassVar[bool] = False
     max_concurrency = 1  # the server answers one request at a time; more would only queue
+    keeps_last_prompt = True
     # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once
     min_timeout = CALL_TIMEOUT
     # llama-cpp-python's server refuses `json_schema` (422): the negotiation settles on the
