@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,12 @@ E2E = REPO / "tests" / "e2e"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Run from a background job of a script (`cmd &`), the suite inherits SIGINT ignored, and
+    # so would every CLI it starts: the Ctrl-C tests' SIGINT would do nothing. A handled
+    # signal is reset to its default in an exec'd child, so handling it here gives the CLIs
+    # Python's usual KeyboardInterrupt, as from a terminal.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     # test modules read the fixtures at import: say once where they were looked for
     if not (SHARED / "fixtures").is_dir():
         raise pytest.UsageError(
