@@ -65,7 +65,8 @@ class FifoGate:
 
 # How long a freed slot waits before prefix order picks its call: long enough for the job to
 # ask the follow-up of the call that just ended (a step's category, whose prompt is the step's
-# with another question) while that prompt is still the judge's, a thousandth of a local call.
+# with another question) while that prompt is still the judge's; under a hundredth of a call
+# to the embedded judge (2-5 s).
 PREFIX_ORDER_WAIT = 0.01
 # A call in flight this many times longer than calls typically take (and at least
 # OVERDUE_SECONDS) is presumed stuck (a judge that accepted it and will never answer).
