@@ -100,7 +100,8 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     for verdict in (good, bad):
         assert verdict["error"] is None, verdict
         assert 0.0 <= verdict["score"] <= 1.0
-        # weighed by the judge's own probabilities: the server sent each answer token's
+        # weighed by the judge's own probabilities: the server sent the answer token's
+        # alternatives
         assert "p(true)" in verdict["rationale"], verdict
     assert bad["score"] < good["score"], (good, bad)
     assert results["judge"]["protocol_errors"] == 0

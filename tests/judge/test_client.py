@@ -194,3 +194,27 @@ def test_the_counters_as_results_files_write_them() -> None:
     ]
     assert (counters["calls"], counters["cache_hits"], counters["mean_latency_ms"]) == (4, 2, 2.5)
     assert ClientStats().as_dict()["mean_latency_ms"] is None  # no call, no mean
+
+
+class LastPromptServer(OpenAICompatible):
+    """An OpenAI-compatible judge that, like llama.cpp's server, keeps its last prompt."""
+
+    keeps_last_prompt = True
+
+
+@pytest.mark.parametrize(
+    ("provider", "expected"),
+    [(LastPromptServer, ["A|1", "A|2", "B|1"]), (OpenAICompatible, ["A|1", "B|1", "A|2"])],
+)
+def test_a_judge_that_keeps_its_last_prompt_gets_calls_in_prefix_order(
+    server: JudgeServer, provider: type[OpenAICompatible], expected: list[str]
+) -> None:
+    async def go() -> None:
+        client = JudgeClient(provider(server.base_url, "judge"), concurrency=1)
+        async with client:
+            # A|1 takes the one slot at once; B|1 and A|2 wait for it, in that order
+            await asyncio.gather(*(client.judge(request(t)) for t in ("A|1", "B|1", "A|2")))
+
+    asyncio.run(go())
+    sent = [entry.body["messages"][-1]["content"] for entry in server.log]
+    assert sent == expected

@@ -163,6 +163,32 @@ def test_a_follow_up_asked_as_a_call_ends_goes_before_older_calls() -> None:
     ]
 
 
+def test_in_prefix_order_a_call_is_passed_over_a_bounded_number_of_times() -> None:
+    async def go() -> list[str]:
+        limit = AdaptiveLimit(1, prefix_order=True)
+        await limit.start("system|task T|0")
+        order: list[str] = []
+
+        async def call(key: str) -> None:
+            await limit.start(key)
+            order.append(key)
+            if len(order) < 3 * limiter.MAX_PASSES:  # each of task T's calls queues another
+                tasks.append(asyncio.ensure_future(call(f"system|task T|{len(order)}")))
+            limit.release("ok")
+
+        tasks = [asyncio.ensure_future(call("system|task X|0"))]
+        tasks.append(asyncio.ensure_future(call("system|task T|1")))
+        await asyncio.sleep(0)
+        limit.release("ok")
+        while not all(task.done() for task in tasks):
+            await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        return order
+
+    order = asyncio.run(go())
+    # task T's calls share more with each other, but X goes after at most MAX_PASSES of them
+    assert order.index("system|task X|0") == limiter.MAX_PASSES
+
+
 def test_without_prefix_order_calls_go_first_come_first_served() -> None:
     async def go() -> list[str]:
         limit = AdaptiveLimit(1)

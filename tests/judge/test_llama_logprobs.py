@@ -17,16 +17,15 @@ if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TES
 from agentjudge.judge.providers.llama_logprobs import AlternativesLlama, AlternativesRecorder
 
 WORDS = ["[", "true", "false", ",", "]", "<eot>"]
+END = WORDS.index("<eot>")
 
 
-class Vocabulary:
-    """What the recorder asks of the model: token ids to text and back."""
+def text_of(token: int, previous: list[int]) -> str:
+    return WORDS[token]
 
-    def detokenize(self, tokens: list[int], prev_tokens: list[int] | None = None) -> bytes:
-        return "".join(WORDS[t] for t in tokens).encode()
 
-    def tokenize(self, text: bytes, add_bos: bool = False, special: bool = False) -> list[int]:
-        return [WORDS.index(text.decode())] if text.decode() in WORDS else [0, 0]
+def ends_turn(token: int) -> bool:
+    return token == END
 
 
 def log_softmax(logits: list[float]) -> list[float]:
@@ -35,24 +34,23 @@ def log_softmax(logits: list[float]) -> list[float]:
     return [x - top - total for x in logits]
 
 
-def sample(recorder: AlternativesRecorder, seen: list[int], logits: list[float]) -> None:
+def sample(recorder: AlternativesRecorder, logits: list[float], token: int) -> None:
+    """One position: the processor sees its logits, then the sampler picks `token`."""
     given = np.array(logits, dtype=np.single)
-    returned = recorder(np.array(seen, dtype=np.intc), given)
+    returned = recorder(np.array([END], dtype=np.intc), given)
     assert returned is given  # the logits reach the sampler untouched
+    recorder.chose(token)
 
 
 def test_each_answer_token_comes_with_its_best_alternatives() -> None:
     recorder = AlternativesRecorder(count=2)
-    prompt = [5, 5, 5]
-    first = [4.0, 0.5, 1.0, 0.0, 0.0, 0.0]  # "[" chosen: the grammar allows nothing else
-    second = [2.0, 1.0, 3.0, 0.0, 0.0, 0.0]  # "false" and "[" more likely, "true" chosen
-    last = [0.0, 0.0, 0.0, 0.0, 0.0, 9.0]  # the end of the turn
-    sample(recorder, prompt, first)
-    sample(recorder, [*prompt, 0], second)
-    sample(recorder, [*prompt, 0, 1], last)
-    answer: Any = recorder.chat_logprobs(Vocabulary(), "[true")
-    content = answer["content"]
-    assert [entry["token"] for entry in content] == ["[", "true"]
+    first = [4.0, 0.5, 1.0, 0.0, 0.0, 0.0]
+    second = [2.0, 1.0, 3.0, 0.0, 0.0, 0.0]  # "false" and "[" likelier; the grammar took "true"
+    sample(recorder, first, 0)
+    sample(recorder, second, 1)
+    sample(recorder, [0.0, 0.0, 0.0, 0.0, 0.0, 9.0], END)  # the end of the turn
+    content: Any = recorder.chat_logprobs(text_of, ends_turn)["content"]
+    assert [entry["token"] for entry in content] == ["[", "true"]  # no entry for the end
     expected = log_softmax(second)
     assert content[1]["logprob"] == pytest.approx(expected[1], abs=1e-5)
     alternatives = {a["token"]: a["logprob"] for a in content[1]["top_logprobs"]}
@@ -63,21 +61,14 @@ def test_each_answer_token_comes_with_its_best_alternatives() -> None:
     assert [a["token"] for a in content[0]["top_logprobs"]] == ["[", "false"]
 
 
-def test_a_last_token_cut_off_by_max_tokens_is_read_from_the_text() -> None:
+def test_an_answer_cut_off_by_max_tokens_keeps_its_last_token() -> None:
     recorder = AlternativesRecorder(count=1)
     logits = [0.0, 2.0, 1.0, 0.0, 0.0, 0.0]
-    sample(recorder, [5, 5], logits)  # max_tokens=1: no later position shows the choice
-    answer: Any = recorder.chat_logprobs(Vocabulary(), "true")
-    (entry,) = answer["content"]
+    sample(recorder, logits, 1)  # max_tokens=1: the answer ends without an end-of-turn token
+    (entry,) = recorder.chat_logprobs(text_of, ends_turn)["content"]
     assert entry["token"] == "true"
     assert entry["logprob"] == pytest.approx(log_softmax(logits)[1], abs=1e-5)
-
-
-def test_a_last_token_that_is_not_one_token_of_the_text_is_left_out() -> None:
-    recorder = AlternativesRecorder(count=1)
-    sample(recorder, [5, 5], [0.0, 2.0, 1.0, 0.0, 0.0, 0.0])
-    answer: Any = recorder.chat_logprobs(Vocabulary(), "tru")
-    assert answer["content"] == []
+    assert [a["token"] for a in entry["top_logprobs"]] == ["true"]
 
 
 @pytest.mark.local_judge

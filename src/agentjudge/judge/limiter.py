@@ -68,6 +68,10 @@ class FifoGate:
 # with another question) while that prompt is still the judge's; under a hundredth of a call
 # to the embedded judge (2-5 s).
 PREFIX_ORDER_WAIT = 0.01
+# In prefix order, the call waiting longest goes next once it has been passed over this many
+# times: a long run of one task's trees cannot hold another tree (and the share of the step
+# budget it holds) back for the rest of the job.
+MAX_PASSES = 32
 # A call in flight this many times longer than calls typically take (and at least
 # OVERDUE_SECONDS) is presumed stuck (a judge that accepted it and will never answer).
 OVERDUE_FACTOR = 5.0
@@ -105,7 +109,8 @@ class AdaptiveLimit(FifoGate):
     With `prefix_order`, for a judge that keeps only the last prompt it read (llama.cpp's
     server: it reads again all of the next prompt after the start the two share), a freed
     slot goes to the waiting call whose `key` (its prompt) shares the longest start with the
-    last admitted one, earliest first among equals, after PREFIX_ORDER_WAIT.
+    last admitted one, earliest first among equals, after PREFIX_ORDER_WAIT; the longest
+    waiting call goes next once passed over MAX_PASSES times.
     """
 
     def __init__(self, maximum: int, prefix_order: bool = False) -> None:
@@ -117,6 +122,8 @@ class AdaptiveLimit(FifoGate):
         self.prefix_order = prefix_order
         self._last_key = ""
         self._waking: asyncio.TimerHandle | None = None
+        self._oldest: asyncio.Future[None] | None = None  # the longest waiting call...
+        self._passes = 0  # ...and how many times it has been passed over
 
     def _fits(self, cost: int) -> bool:
         return self.in_flight + cost <= max(1, int(self.limit))
@@ -140,6 +147,12 @@ class AdaptiveLimit(FifoGate):
             if not live or not self._fits(1):
                 return
             chosen = max(live, key=lambda w: shared_start(w[2], self._last_key))
+            oldest = live[0]
+            if chosen is not oldest:
+                self._passes = self._passes + 1 if oldest[1] is self._oldest else 1
+                self._oldest = oldest[1]
+                if self._passes > MAX_PASSES:
+                    chosen = oldest
             self._waiters.remove(chosen)
             self._admitted(chosen[0], chosen[2])
             chosen[1].set_result(None)
