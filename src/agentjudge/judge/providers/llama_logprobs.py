@@ -43,7 +43,8 @@ class AlternativesRecorder:
         shifted = logits - np.max(logits)
         logprobs = shifted - np.log(np.sum(np.exp(shifted, dtype=np.single)))
         best = np.argpartition(logprobs, -self.count)[-self.count :]
-        self.tops.append(sorted(((int(i), float(logprobs[i])) for i in best), key=_second))
+        top = sorted(((int(i), float(logprobs[i])) for i in best), key=lambda t: -t[1])
+        self.tops.append(top)
         self._logprobs = logprobs
         return logits
 
@@ -76,10 +77,6 @@ class AlternativesRecorder:
                 {"token": said, "logprob": logprob, "bytes": None, "top_logprobs": alternatives}
             )
         return {"content": content, "refusal": None}
-
-
-def _second(pair: tuple[int, float]) -> float:
-    return -pair[1]
 
 
 # mypy does not read llama_cpp (see pyproject.toml), so Llama is Any to it
