@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 import orjson
 
@@ -69,6 +69,19 @@ class PlannedCases(Protocol):
     def __iter__(self) -> Iterator[Case]: ...
 
 
+class Prechecked(Protocol):
+    """A case another process parsed and checked: what a `CaseStream` counts of it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def canonical(self) -> bytes: ...  # `canonical_json` of its canonical form
+
+
+_Done = TypeVar("_Done", bound=Prechecked)
+
+
 class CaseStream:
     """The planned cases, validated and yielded one at a time, never all held: iterate it
     once; `hash` (of their canonical JSON, as `Dataset.hash`) and `count` are known after.
@@ -94,23 +107,44 @@ class CaseStream:
             raise RuntimeError("the stream's hash is known once every case has been read")
         return self._hash
 
+    @property
+    def raws(self) -> Iterable[tuple[Any, str, str]]:
+        """The raw cases, unchecked, each with where it is and its file: the source the
+        stream reads (a second process may read its own copy of it; see `with_checked`)."""
+        return self._raws
+
     def __iter__(self) -> Iterator[Case]:
+        return self.with_checked((raw, where, origin, None) for raw, where, origin in self._raws)
+
+    def with_checked(
+        self, items: Iterable[tuple[Any, str, str, _Done | None]]
+    ) -> Iterator[Case | _Done]:
+        """The stream over `items`, `raws` as another process read them: each raw case with
+        where it is, its file, and the case itself if that process already parsed and
+        checked it (then the raw is not needed). Such a case is yielded in its turn in
+        place of a `Case`, its id and canonical JSON still counted here (duplicates, hash)."""
         # the hash of {"cases": [...]} in sorted-key compact JSON, written a case at a time
         digest = hashlib.sha256(b'{"cases":[')
         seen: dict[str, str] = {}  # case id: the file it came from
-        for raw, where, origin in self._raws:
-            case = parse_case(raw, where)
-            if case.id in seen:
+        for raw, where, origin, done in items:
+            case = parse_case(raw, where) if done is None else None
+            case_id = case.id if case is not None else cast(_Done, done).id
+            if case_id in seen:
                 raise UsageError(
-                    f"{where}.id {clip(repr(case.id))} is already used in {seen[case.id]}; "
+                    f"{where}.id {clip(repr(case_id))} is already used in {seen[case_id]}; "
                     "give every case a unique id"
                 )
-            seen[case.id] = origin
+            seen[case_id] = origin
             if self.count:
                 digest.update(b",")
-            digest.update(_canonical(case.raw))
-            self.count += 1
-            yield case
+            if case is not None:
+                digest.update(canonical_json(case.raw))
+                self.count += 1
+                yield case
+            else:
+                digest.update(cast(_Done, done).canonical)
+                self.count += 1
+                yield cast(_Done, done)
         digest.update(b"]}")
         self._hash = digest.hexdigest()
         if self._at_end is not None:
@@ -119,10 +153,11 @@ class CaseStream:
 
 def canonical_hash(value: Any) -> str:
     """sha256 of sorted-key, compact, non-ASCII-preserving JSON (graph-agents-cli's hash)."""
-    return hashlib.sha256(_canonical(value)).hexdigest()
+    return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
-def _canonical(value: Any) -> bytes:
+def canonical_json(value: Any) -> bytes:
+    """`value` as graph-agents-cli hashes it: sorted keys, compact, non-ASCII kept."""
     try:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         if not _json_differs(data):

@@ -89,7 +89,7 @@ class CaseGrade:
         return CaseTally(
             self.id,
             self.status,
-            scores or _NO_SCORES,
+            scores or NO_SCORES,
             self.truncated_results,
             self.final_turn_only,
             tuple(self.lacking),
@@ -99,7 +99,7 @@ class CaseGrade:
 
 
 # shared by every case without judge or custom metrics (most of a checks-only run)
-_NO_SCORES: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
+NO_SCORES: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 
 
 class CaseTally(NamedTuple):
