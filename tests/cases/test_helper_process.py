@@ -115,6 +115,19 @@ def _break(kind: str, cases: list[Any], at: int) -> None:
         cases[at] = "not a case"
 
 
+def _same_error(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The usage error grading `folder` raises, the same with and without the helper;
+    nothing is written either way."""
+    errors = []
+    for helper in (False, True):
+        with pytest.raises(UsageError) as raised:
+            Run(folder, helper, monkeypatch).grade()
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]
+    assert not list(folder.glob("results-*.json"))
+    return errors[0]
+
+
 # The helper grades blocks 1, 4, 7... of 64 cases: 100 is its, 30 and 140 are not.
 @pytest.mark.parametrize("kind", ["messages", "duplicate", "metric", "expect", "not-object"])
 @pytest.mark.parametrize("at", [[100], [30, 100], [100, 140]], ids=str)
@@ -125,28 +138,16 @@ def test_a_bad_case_raises_the_error_one_process_raises(
     for index in at:
         _break(kind, cases, index)
     _write(tmp_path, cases)
-    errors = []
-    for helper in (False, True):
-        with pytest.raises(UsageError) as raised:
-            Run(tmp_path, helper, monkeypatch).grade()
-        errors.append(str(raised.value))
-    assert errors[0] == errors[1]
+    error = _same_error(tmp_path, monkeypatch)
     first = at[0]
-    assert f"cases[{first}]" in errors[0] or f"'c{first}'" in errors[0]  # the first bad one
-    assert not list(tmp_path.glob("results-*.json"))  # nothing written
+    assert f"cases[{first}]" in error or f"'c{first}'" in error  # the first bad one
 
 
 def test_a_dataset_cut_short_raises_the_error_one_process_raises(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _write(tmp_path, _cases(), tail=', {"id": "c300", "mess')
-    errors = []
-    for helper in (False, True):
-        with pytest.raises(UsageError) as raised:
-            Run(tmp_path, helper, monkeypatch).grade()
-        errors.append(str(raised.value))
-    assert errors[0] == errors[1]
-    assert "is not valid JSON" in errors[0]
+    assert "is not valid JSON" in _same_error(tmp_path, monkeypatch)
 
 
 def test_when_the_helper_dies_this_process_grades_the_rest(
