@@ -1,5 +1,17 @@
-"""Reading big JSON files an item at a time (ijson's C backend), so that a 100,000-case
-dataset or traces file never sits in memory as one parsed document.
+"""Reading big JSON files an item at a time, so that a 100,000-case dataset or traces
+file never sits in memory as one parsed document.
+
+Two readers give the same items. The fast one (`_split`) reads a megabyte at a time,
+cuts the top-level array into its objects where a `}` is followed by `,{` or `]`, and
+parses each piece with orjson: a cut inside a string or a nested value leaves a piece
+that does not parse (it ends inside that string or value), and the next cut is tried. It
+vouches only for what it is sure of: at anything else (an item that is not an object, a
+top-level shape it does not know, a number of 19 digits or more, which orjson and ijson
+read differently, a piece that will not parse) it stops, and ijson's C backend reads the
+file from the start, skipping the items already handed out, and says what is wrong. A
+top-level key met twice is an error for `drain_array` (ijson would hand on both arrays'
+items or the second's, depending on where its reads end). The fast reader spends less
+than ijson, which builds a new string for every key (figures in docs/cases.md).
 
 A file ijson rejects is read again by `read_json`, whose message (orjson's, naming the line
 and column) is the one a user sees for any invalid file, streamed or not.
@@ -9,7 +21,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,9 +39,19 @@ BUFFER = 64 * 1024
 def array_items(path: Path, key: str, what: str) -> Iterator[Any]:
     """The items of the top-level object's `key` array, one at a time; nothing when the
     file holds no such array (the caller tells an empty array from a wrong shape)."""
+    given = 0
     try:
         with open_input(path, what) as handle:
-            yield from ijson.items(handle, f"{key}.item", use_float=True, buf_size=BUFFER)
+            if handle.seekable():
+                try:
+                    for item in _split(handle, key):
+                        yield item
+                        given += 1
+                    return
+                except _Unsure:
+                    handle.seek(0)
+            items = ijson.items(handle, f"{key}.item", use_float=True, buf_size=BUFFER)
+            yield from itertools.islice(items, given, None)
     except (ijson.JSONError, UnicodeDecodeError) as exc:
         raise _invalid(path, what, exc) from None
 
@@ -37,28 +60,55 @@ def drain_array(path: Path, key: str, what: str, take: Callable[[Any], None]) ->
     """Parse `path` in one pass and return its top-level value; the items of the top-level
     object's `key` array go to `take` as each is finished and are not kept in it.
 
-    ijson builds the whole document, but the `key` list it fills is the one the first
-    object it makes (the top level) holds: each time ijson reads more of the file, every
-    item of that list but the last (which may still be growing) is handed on and removed.
+    ijson, when the fast reader cannot vouch for the file, builds the whole document, but
+    the `key` list it fills is the one the first object it makes (the top level) holds:
+    each time ijson reads more of the file, every item of that list but the last (which
+    may still be growing) is handed on and removed; those the fast reader gave are skipped.
     """
+    given = 0
+    with open_input(path, what) as handle:
+        if handle.seekable():
+            try:
+                split = _split(handle, key)
+                while True:
+                    take(next(split))
+                    given += 1
+            except StopIteration as end:
+                return end.value
+            except _KeyTwice:
+                raise UsageError(
+                    f"{what} {path}: its top-level object has {key!r} twice; keep one"
+                ) from None
+            except _Unsure:
+                handle.seek(0)
+        return _drain(handle, path, key, what, take, given)
+
+
+def _drain(
+    handle: BinaryIO, path: Path, key: str, what: str, take: Callable[[Any], None], skip: int
+) -> Any:
     top: dict[str, Any] = {}
     # C-level: the first map ijson asks for is `top`, every later one a new dict
     maps = itertools.chain([top], iter(dict, None)).__next__
+    skipped = 0
 
     def drain(final: bool) -> None:
+        nonlocal skipped
         items = top.get(key)
         if not isinstance(items, list):
             return
         done = len(items) if final else len(items) - 1
         if done > 0:
             for item in items[:done]:
-                take(item)
+                if skipped < skip:
+                    skipped += 1
+                else:
+                    take(item)
             del items[:done]
 
     try:
-        with open_input(path, what) as handle:
-            reader = _Draining(handle, drain)
-            value = next(ijson.items(reader, "", map_type=maps, use_float=True, buf_size=BUFFER))
+        reader = _Draining(handle, drain)
+        value = next(ijson.items(reader, "", map_type=maps, use_float=True, buf_size=BUFFER))
     except (ijson.JSONError, UnicodeDecodeError, StopIteration) as exc:
         raise _invalid(path, what, exc) from None
     if value is top:
@@ -93,6 +143,126 @@ class _Draining:
     def read(self, size: int = -1) -> bytes:
         self._drain(False)
         return self._handle.read(size)
+
+
+class _Unsure(Exception):
+    """The fast reader cannot vouch for the rest of the file: ijson reads it."""
+
+
+class _KeyTwice(_Unsure):
+    """The top-level object has the key twice (ijson then hands on the items of both
+    arrays, or only of the second, depending on where its reads end)."""
+
+
+_WINDOW = 1 << 20  # bytes the fast reader reads at a time (its memory: a few of them)
+_MAX_CUTS = 64  # cuts tried for one item before ijson takes over (a cut costs a parse)
+_NEXT_ITEM = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
+_LAST_ITEM = re.compile(rb"\}[ \t\r\n]*\]")
+_OPENING = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*")
+_WHITESPACE = b" \t\r\n"
+# every digit to "0", every other byte to " ": a run of 19 zeros is a number orjson reads
+# otherwise than ijson (wider than 64 bits, or a float where ijson fails)
+_DIGITS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
+def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
+    """The objects of the top-level object's `key` array, then (as the generator's value)
+    the top-level object with that array emptied; `_Unsure` where it cannot vouch."""
+    buffer = _read(handle, b"")
+    quoted = orjson.dumps(key)
+    at = buffer.find(quoted)
+    while at < 0:  # its first occurrence must be the top-level key (checked below)
+        more = _read(handle, buffer)
+        if not more:
+            raise _Unsure
+        buffer += more
+        at = buffer.find(quoted)
+    before = _members_before(buffer[:at], key)
+    opening = _OPENING.match(buffer, at + len(quoted))
+    while opening is None or opening.end() == len(buffer):
+        more = _read(handle, buffer)
+        if not more:
+            raise _Unsure
+        buffer += more
+        opening = _OPENING.match(buffer, at + len(quoted))
+    start = opening.end()
+    if buffer[start : start + 1] == b"]":
+        return _members_after(buffer[start + 1 :] + _read(handle, buffer, rest=True), before, key)
+    if buffer[start : start + 1] != b"{":
+        raise _Unsure
+    search, cuts, last = start, 0, False
+    while True:
+        cut = None if last else _NEXT_ITEM.search(buffer, search)
+        if cut is None:
+            if not last:
+                more = _read(handle, buffer)
+                buffer, search, start = buffer[start:] + more, search - start, 0
+                if more:
+                    continue
+                last, search = True, start  # the last item: its end may lie behind `search`
+            cut = _LAST_ITEM.search(buffer, search)
+            if cut is None:
+                raise _Unsure
+        end = cut.start() + 1
+        try:
+            item = orjson.loads(memoryview(buffer)[start:end])
+        except orjson.JSONDecodeError:  # cut inside a string or a nested value: cut further
+            cuts += 1
+            if cuts > _MAX_CUTS:
+                raise _Unsure from None
+            search = end
+            continue
+        yield item
+        cuts = 0
+        if last:
+            return _members_after(buffer[cut.end() :], before, key)
+        start = search = cut.end() - 1
+
+
+def _read(handle: BinaryIO, buffer: bytes, rest: bool = False) -> bytes:
+    """The next window (or, with `rest`, all that is left); `_Unsure` if it, with the end
+    of `buffer` it may continue, holds a number the two readers read differently."""
+    more = handle.read() if rest else handle.read(_WINDOW)
+    if (buffer[-18:] + more).translate(_DIGITS).find(_LONG_NUMBER) >= 0:
+        raise _Unsure
+    return more
+
+
+def _members_before(head: bytes, key: str) -> dict[str, Any]:
+    """The top-level members before `key`: `head` must be `{` and whole members."""
+    head = head.strip(_WHITESPACE)
+    if head == b"{":
+        return {}
+    if not head.endswith(b","):
+        raise _Unsure
+    try:
+        members = orjson.loads(head[:-1] + b"}")
+    except orjson.JSONDecodeError:  # the key's first occurrence is not the top-level key
+        raise _Unsure from None
+    if not isinstance(members, dict):
+        raise _Unsure
+    if key in members:
+        raise _KeyTwice
+    return members
+
+
+def _members_after(tail: bytes, before: dict[str, Any], key: str) -> dict[str, Any]:
+    """The top-level object: the members before the array, the (emptied) array, and
+    those of `tail`, which must close the object and end the file."""
+    tail = tail.strip(_WHITESPACE)
+    if tail == b"}":
+        after: dict[str, Any] = {}
+    elif tail.startswith(b","):
+        try:
+            after = orjson.loads(b"{" + tail[1:])
+        except orjson.JSONDecodeError:
+            raise _Unsure from None
+        if key in after:
+            raise _KeyTwice
+    else:
+        raise _Unsure
+    return {**before, key: [], **after}
 
 
 def _invalid(path: Path, what: str, exc: BaseException) -> UsageError:
