@@ -170,6 +170,21 @@ def test_when_the_helper_dies_this_process_grades_the_rest(
     assert 0 < helped.done < 100  # what it sent before it died was used
 
 
+def test_when_no_process_can_be_forked_one_grades_them_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_mixed_set(tmp_path)
+    alone = Run(tmp_path, False, monkeypatch).grade()
+
+    def no_fork() -> int:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    helped = Run(tmp_path, True, monkeypatch)
+    assert helped.grade() == alone
+    assert helped.done == 0
+
+
 def test_a_helper_is_started_only_where_it_pays_and_is_safe(tmp_path: Path) -> None:
     write_mixed_set(tmp_path, count=1200)
     files = sorted((tmp_path / "traces").glob("*.json"))
@@ -199,24 +214,39 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+GRADE = [
+    sys.executable, "-m", "agentjudge", "grade", "--quiet", "--no-cache",
+    "--traces", "traces", "--dataset", "dataset.json", "--config", "eval_config.yaml",
+    "--output", "results.json",
+]  # fmt: skip
+
+
+def _helper_of(proc: subprocess.Popen[str]) -> int:
+    """The pid of the grade process's helper, once it has one."""
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        helpers = _children(proc.pid)
+        if helpers:
+            return helpers[0]
+        time.sleep(0.005)
+    raise AssertionError("grade ended before its helper was seen")
+
+
+def _gone(pid: int) -> bool:
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not os.path.exists(f"/proc/{pid}")
+
+
 def test_ctrl_c_while_the_helper_runs_writes_nothing_and_leaves_no_process(
     tmp_path: Path,
 ) -> None:
     write_mixed_set(tmp_path, count=60_000)
-    command = [
-        sys.executable, "-m", "agentjudge", "grade", "--quiet", "--no-cache",
-        "--traces", "traces", "--dataset", "dataset.json", "--config", "eval_config.yaml",
-        "--output", "results.json",
-    ]  # fmt: skip
     with subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        GRADE, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as proc:
-        deadline = time.monotonic() + 60
-        helpers: list[int] = []
-        while not helpers and proc.poll() is None and time.monotonic() < deadline:
-            helpers = _children(proc.pid)
-            time.sleep(0.005)
-        assert helpers, "grade ended before its helper was seen"
+        helper = _helper_of(proc)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
@@ -224,7 +254,19 @@ def test_ctrl_c_while_the_helper_runs_writes_nothing_and_leaves_no_process(
     assert "Traceback" not in err
     assert not (tmp_path / "results.json").exists()
     assert not list(tmp_path.glob("*.tmp*"))
-    deadline = time.monotonic() + 10
-    while os.path.exists(f"/proc/{helpers[0]}") and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not os.path.exists(f"/proc/{helpers[0]}")  # killed and reaped, not orphaned
+    assert _gone(helper)  # killed and reaped, not orphaned
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_helper_outlives_no_grade_killed_outright(tmp_path: Path, sig: int) -> None:
+    """Killed with no chance to stop its helper, grade leaves none behind: the helper's
+    next send fails, and the caller reading grade's output sees its end."""
+    write_mixed_set(tmp_path, count=60_000)
+    with subprocess.Popen(
+        GRADE, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        helper = _helper_of(proc)
+        proc.send_signal(sig)
+        proc.communicate(timeout=30)  # hangs while a helper holds grade's stdout
+    assert proc.returncode == -sig
+    assert _gone(helper)

@@ -248,8 +248,8 @@ def _check(inputs: _Inputs, checked: _Checked, note: Note) -> None:
     """Each planned case as the dataset yields it: its metrics must be known and have a
     threshold (before any judge is called), then accounting, then its checks. A case with
     nothing left to run is final and its record goes to the spool; the metrics of a case
-    still judgeable are queued. A big run has a helper process grade every other block of
-    cases (`helper_process`): those come back final. Traces no case asked for are named
+    still judgeable are queued. A big run has a helper process grade one block of cases in
+    three (`helper_process`): those come back final. Traces no case asked for are named
     and left."""
     traces, config = inputs.traces, inputs.config
     used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)

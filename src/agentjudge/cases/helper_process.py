@@ -7,9 +7,11 @@ The helper only saves work; it decides nothing. This process still counts every 
 the dataset's hash in order, and grades itself any case the helper hands back undone: one
 that fails validation (its error is then raised here, in its turn and in the same words),
 one with judge metrics. If the helper stops before the end (a file it cannot read, killed,
-out of memory), this process reads the rest itself, skipping the cases it already has. So
-the results file is byte for byte the one a single process writes, and a bad input gives
-the same error.
+out of memory), this process reads the rest itself, skipping the cases it already has;
+if none can be forked, it grades them all. So the results file is byte for byte the one a
+single process writes, and a bad input gives the same error. The helper never outlives
+this process: Ctrl-C and errors kill it, and if this process is killed outright, the
+helper's next send fails (it holds no reading end of the pipe) and it ends.
 
 It is used when that is both worth it and safe (`worth_a_helper`): on Linux, with two CPUs
 or more, no other thread in this process (a fork copies only the calling thread), a
@@ -85,7 +87,11 @@ def graded_cases(
         yield iter(planned)
         return
     assert isinstance(planned, CaseStream)  # `worth_a_helper` says so
-    helper = _Helper(planned.raws, traces, config)
+    try:
+        helper = _Helper(planned.raws, traces, config)
+    except OSError:  # no fork (a process or memory limit): one process grades them all
+        yield iter(planned)
+        return
     try:
         yield planned.with_checked(helper.items())
     finally:
@@ -110,12 +116,21 @@ class _Helper:
         sys.stderr.flush()
         self._process: BaseProcess = context.Process(
             target=_serve,
-            args=(raws, traces, config, writer),
+            args=(raws, traces, config, writer, reader),
             name="agentjudge grade helper",
             daemon=True,
         )
-        self._process.start()
-        writer.close()  # the child's copy is the only writer: its exit is the reader's EOF
+        # Ctrl-C (sent to the whole process group) must not reach the child before it
+        # ignores it: held back over the fork, then delivered here as usual
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._process.start()
+        except BaseException:
+            reader.close()
+            raise
+        finally:
+            writer.close()  # the child's copy is the only writer: its exit is our EOF
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         self._reader = reader
         self._raws = raws  # this process's copy, not yet read: for the rest if the child stops
 
@@ -143,12 +158,20 @@ class _Helper:
 
 
 def _serve(
-    raws: Iterable[tuple[Any, str, str]], traces: TraceSet, config: EvalConfig, out: Connection
+    raws: Iterable[tuple[Any, str, str]],
+    traces: TraceSet,
+    config: EvalConfig,
+    out: Connection,
+    parents_end: Connection,
 ) -> None:
     """The helper's whole life: read `raws`, grade the cases of its blocks, and send each
     block as a list of (where, origin, raw or None, `Done`'s fields or None), then `_END`.
     On any fault it stops sending: the other process reads on from there."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C ends the parent, which kills this
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    # with no reader left but the parent's, a parent killed outright (SIGKILL, OOM) makes
+    # the next send fail, and this process ends instead of waiting forever
+    parents_end.close()
     block: list[tuple[str, str, Any, tuple[Any, ...] | None]] = []
     try:
         for index, (raw, where, origin) in enumerate(raws):

@@ -110,6 +110,15 @@ UNSURE = {
     "top-level-array": b'[{"cases": [{"id": "a"}]}]',
     "no-key": b'{"other": [{"id": "a"}]}',
     "empty": b'{"cases": []}',
+    "comma-before-close": b'{"cases": [{"id": "a"}],}',
+    "comma-after-open": b'{,"cases": [{"id": "a"}]}',
+    "comma-spaced": b'{ , "cases": [{"id": "a"}] , }',
+    "comma-after-array": b'{"cases": [{"id": "a"}],]}',
+    "item-then-nothing": b'{"cases": [{"id": "a"}',
+    "item-then-space": b'{"cases": [{"id": "a"}   ',
+    "comma-then-end": b'{"cases": [{"id": "a"}, ',
+    "comma-then-number": b'{"cases": [{"id": "a"}, 5]}',
+    "fault-in-item": b'{"cases": [{"id": "a",, "b": 1}, {"id": "c"}]}',
     "empty-spaced": b'{ "cases" : [ ] , "x" : 1 }',
     "not-json": b"hello",
     "invalid-utf8": b'{"cases": [{"id": "a\xff"}]}',
@@ -143,15 +152,16 @@ def test_a_key_met_twice_gives_both_arrays_items_or_an_error(tmp_path: Path, dat
         json_stream.drain_array(path, "cases", "traces file", lambda item: None)
 
 
-def test_an_item_with_many_false_cuts_is_still_read(tmp_path: Path) -> None:
-    """More cuts than the fast reader tries: ijson takes over after the items before."""
-    crowded = {"id": "z", "calls": [{"n": i} for i in range(json_stream._MAX_CUTS + 10)]}
-    items = [{"id": "a"}, crowded, {"id": "b"}]
+def test_items_with_many_false_cuts_are_read_by_the_fast_reader(tmp_path: Path) -> None:
+    crowded = {"id": "z", "calls": [{"n": i, "s": "}, {"} for i in range(200)]}
+    items = [{"id": "a"}, crowded, {"id": "b", "calls": [{"n": 1}, {"n": 2}]}, crowded]
     path = tmp_path / "data.json"
-    path.write_text(json.dumps({"cases": items}))
+    path.write_text(json.dumps({"cases": items, "after": [{"x": 1}, {"y": 2}]}))
     fast, slow = _both(path)
     assert fast == slow
     assert fast[0] == items
+    with path.open("rb") as handle:  # not through ijson
+        assert list(json_stream._split(handle, "cases")) == items
 
 
 def test_a_big_file_spanning_many_windows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

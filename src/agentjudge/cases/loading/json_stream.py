@@ -1,13 +1,14 @@
 """Reading big JSON files an item at a time, so that a 100,000-case dataset or traces
 file never sits in memory as one parsed document.
 
-Two readers give the same items. The fast one (`_split`) reads a megabyte at a time,
-cuts the top-level array into its objects where a `}` is followed by `,{` or `]`, and
-parses each piece with orjson: a cut inside a string or a nested value leaves a piece
-that does not parse (it ends inside that string or value), and the next cut is tried. It
-vouches only for what it is sure of: at anything else (an item that is not an object, a
-top-level shape it does not know, a number of 19 digits or more, which orjson and ijson
-read differently, a piece that will not parse) it stops, and ijson's C backend reads the
+Two readers give the same items. The fast one (`_split`) reads a megabyte at a time
+and parses the top-level array's objects with orjson, one piece each: first up to the
+nearest `}` followed by `,{`; if that piece does not parse (the cut fell inside a string
+or a nested value, which it then ends inside), orjson reads on from the item's start and
+says where its first value ends, and that piece is parsed alone. It vouches only for
+what it is sure of: at anything else (an item that is not an object, a top-level shape
+it does not know, a number of 19 digits or more, which orjson and ijson read
+differently, a piece that will not parse) it stops, and ijson's C backend reads the
 file from the start, skipping the items already handed out, and says what is wrong. A
 top-level key met twice is an error for `drain_array` (ijson would hand on both arrays'
 items or the second's, depending on where its reads end). The fast reader spends less
@@ -155,9 +156,9 @@ class _KeyTwice(_Unsure):
 
 
 _WINDOW = 1 << 20  # bytes the fast reader reads at a time (its memory: a few of them)
-_MAX_CUTS = 64  # cuts tried for one item before ijson takes over (a cut costs a parse)
+_HEAD_BYTES = 8 << 20  # the key must be found within this much of the file's start
 _NEXT_ITEM = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
-_LAST_ITEM = re.compile(rb"\}[ \t\r\n]*\]")
+_SPACES = re.compile(rb"[ \t\r\n]*")
 _OPENING = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*")
 _WHITESPACE = b" \t\r\n"
 # every digit to "0", every other byte to " ": a run of 19 zeros is a number orjson reads
@@ -173,11 +174,14 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
     quoted = orjson.dumps(key)
     at = buffer.find(quoted)
     while at < 0:  # its first occurrence must be the top-level key (checked below)
+        if len(buffer) > _HEAD_BYTES:  # not near the top (an ATIF file has none)
+            raise _Unsure
         more = _read(handle, buffer)
         if not more:
             raise _Unsure
+        searched = max(0, len(buffer) - len(quoted))
         buffer += more
-        at = buffer.find(quoted)
+        at = buffer.find(quoted, searched)
     before = _members_before(buffer[:at], key)
     opening = _OPENING.match(buffer, at + len(quoted))
     while opening is None or opening.end() == len(buffer):
@@ -189,35 +193,76 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
     start = opening.end()
     if buffer[start : start + 1] == b"]":
         return _members_after(buffer[start + 1 :] + _read(handle, buffer, rest=True), before, key)
-    if buffer[start : start + 1] != b"{":
-        raise _Unsure
-    search, cuts, last = start, 0, False
-    while True:
-        cut = None if last else _NEXT_ITEM.search(buffer, search)
-        if cut is None:
-            if not last:
-                more = _read(handle, buffer)
-                buffer, search, start = buffer[start:] + more, search - start, 0
-                if more:
-                    continue
-                last, search = True, start  # the last item: its end may lie behind `search`
-            cut = _LAST_ITEM.search(buffer, search)
-            if cut is None:
+    while True:  # `start`: where an item begins
+        if buffer[start : start + 1] != b"{":
+            raise _Unsure
+        item, end = _item_at(buffer, start)
+        if item is _MORE:  # the item runs past what was read
+            more = _read(handle, buffer)
+            if not more:
                 raise _Unsure
-        end = cut.start() + 1
-        try:
-            item = orjson.loads(memoryview(buffer)[start:end])
-        except orjson.JSONDecodeError:  # cut inside a string or a nested value: cut further
-            cuts += 1
-            if cuts > _MAX_CUTS:
-                raise _Unsure from None
-            search = end
+            buffer, start = buffer[start:] + more, 0
             continue
         yield item
-        cuts = 0
-        if last:
-            return _members_after(buffer[cut.end() :], before, key)
-        start = search = cut.end() - 1
+        after = _skip_spaces(buffer, end)
+        while after == len(buffer):  # what follows the item is not read yet
+            more = _read(handle, buffer)
+            if not more:
+                raise _Unsure
+            buffer, end, start = buffer[start:] + more, end - start, 0
+            after = _skip_spaces(buffer, end)
+        if buffer[after : after + 1] == b"]":
+            return _members_after(
+                buffer[after + 1 :] + _read(handle, buffer, rest=True), before, key
+            )
+        if buffer[after : after + 1] != b",":
+            raise _Unsure
+        start = _skip_spaces(buffer, after + 1)
+        while start == len(buffer):
+            more = _read(handle, buffer)
+            if not more:
+                raise _Unsure
+            buffer, start = buffer[after + 1 :] + more, 0
+            start = _skip_spaces(buffer, 0)
+
+
+_MORE = object()  # `_item_at`: read more first
+
+
+def _skip_spaces(buffer: bytes, at: int) -> int:
+    """Where the first byte at or after `at` that is not JSON whitespace is."""
+    spaces = _SPACES.match(buffer, at)
+    assert spaces is not None  # the pattern matches the empty string
+    return spaces.end()
+
+
+def _item_at(buffer: bytes, start: int) -> tuple[Any, int]:
+    """The item that begins at `start` and where it ends, or `_MORE` if `buffer` holds
+    only part of it. First the nearest `},{` is tried as its end; if the piece does not
+    parse (the cut fell inside it), orjson reads from `start` on and says where its first
+    value ends (content after the document), and that piece is parsed alone. A piece
+    that parses is one whole value from an item's start, so what follows is outside it."""
+    view = memoryview(buffer)
+    cut = _NEXT_ITEM.search(buffer, start)
+    if cut is not None:
+        try:
+            return orjson.loads(view[start : cut.start() + 1]), cut.start() + 1
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        orjson.loads(view[start:])
+    except orjson.JSONDecodeError as exc:
+        end = start + exc.pos
+        if end >= len(buffer) or buffer[end : end + 1] not in (b",", b"]"):
+            # the data ended inside the item, or a fault: more may tell (else: unsure)
+            if end >= len(buffer):
+                return _MORE, 0
+            raise _Unsure from None
+        try:
+            return orjson.loads(view[start:end]), end
+        except orjson.JSONDecodeError:
+            raise _Unsure from None
+    return _MORE, 0  # the whole rest is one value: what follows it is not read yet
 
 
 def _read(handle: BinaryIO, buffer: bytes, rest: bool = False) -> bytes:
@@ -234,7 +279,7 @@ def _members_before(head: bytes, key: str) -> dict[str, Any]:
     head = head.strip(_WHITESPACE)
     if head == b"{":
         return {}
-    if not head.endswith(b","):
+    if not head.endswith(b",") or head[:-1].rstrip(_WHITESPACE) == b"{":  # `{,` is no JSON
         raise _Unsure
     try:
         members = orjson.loads(head[:-1] + b"}")
@@ -253,7 +298,7 @@ def _members_after(tail: bytes, before: dict[str, Any], key: str) -> dict[str, A
     tail = tail.strip(_WHITESPACE)
     if tail == b"}":
         after: dict[str, Any] = {}
-    elif tail.startswith(b","):
+    elif tail.startswith(b",") and not tail[1:].lstrip(_WHITESPACE).startswith(b"}"):
         try:
             after = orjson.loads(b"{" + tail[1:])
         except orjson.JSONDecodeError:
