@@ -172,3 +172,20 @@ def test_a_big_file_spanning_many_windows(tmp_path: Path, monkeypatch: pytest.Mo
     fast, slow = _both(path)
     assert fast == slow
     assert fast[0] == items
+
+
+def test_spaces_longer_than_a_window_between_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(json_stream, "_WINDOW", 16)
+    items = [{"id": "a", "n": [{"m": 1}, {"m": 2}]}, {"id": "b"}, {"id": "c"}]
+    spaces = " " * 100
+    path = tmp_path / "data.json"
+    path.write_text('{"cases": [' + json.dumps(items[0]) + spaces + "," + spaces
+                    + json.dumps(items[1]) + "," + spaces + json.dumps(items[2]) + spaces
+                    + "]" + spaces + "}")  # fmt: skip
+    fast, slow = _both(path)
+    assert fast == slow
+    assert fast[0] == items
+    with path.open("rb") as handle:  # not through ijson
+        assert list(json_stream._split(handle, "cases")) == items

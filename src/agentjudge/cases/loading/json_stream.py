@@ -176,19 +176,13 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
     while at < 0:  # its first occurrence must be the top-level key (checked below)
         if len(buffer) > _HEAD_BYTES:  # not near the top (an ATIF file has none)
             raise _Unsure
-        more = _read(handle, buffer)
-        if not more:
-            raise _Unsure
         searched = max(0, len(buffer) - len(quoted))
-        buffer += more
+        buffer += _read(handle, buffer)
         at = buffer.find(quoted, searched)
     before = _members_before(buffer[:at], key)
     opening = _OPENING.match(buffer, at + len(quoted))
     while opening is None or opening.end() == len(buffer):
-        more = _read(handle, buffer)
-        if not more:
-            raise _Unsure
-        buffer += more
+        buffer += _read(handle, buffer)
         opening = _OPENING.match(buffer, at + len(quoted))
     start = opening.end()
     if buffer[start : start + 1] == b"]":
@@ -198,18 +192,12 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
             raise _Unsure
         item, end = _item_at(buffer, start)
         if item is _MORE:  # the item runs past what was read
-            more = _read(handle, buffer)
-            if not more:
-                raise _Unsure
-            buffer, start = buffer[start:] + more, 0
+            buffer, start = buffer[start:] + _read(handle, buffer), 0
             continue
         yield item
         after = _skip_spaces(buffer, end)
         while after == len(buffer):  # what follows the item is not read yet
-            more = _read(handle, buffer)
-            if not more:
-                raise _Unsure
-            buffer, end, start = buffer[start:] + more, end - start, 0
+            buffer, end, start = buffer[start:] + _read(handle, buffer), end - start, 0
             after = _skip_spaces(buffer, end)
         if buffer[after : after + 1] == b"]":
             return _members_after(
@@ -218,11 +206,8 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
         if buffer[after : after + 1] != b",":
             raise _Unsure
         start = _skip_spaces(buffer, after + 1)
-        while start == len(buffer):
-            more = _read(handle, buffer)
-            if not more:
-                raise _Unsure
-            buffer, start = buffer[after + 1 :] + more, 0
+        while start == len(buffer):  # all read so far was spaces: none of it is needed
+            buffer = _read(handle, buffer)
             start = _skip_spaces(buffer, 0)
 
 
@@ -266,10 +251,11 @@ def _item_at(buffer: bytes, start: int) -> tuple[Any, int]:
 
 
 def _read(handle: BinaryIO, buffer: bytes, rest: bool = False) -> bytes:
-    """The next window (or, with `rest`, all that is left); `_Unsure` if it, with the end
-    of `buffer` it may continue, holds a number the two readers read differently."""
+    """The next window (or, with `rest`, all that is left); `_Unsure` if there is no next
+    window (the file ends before what is looked for), or if it, with the end of `buffer`
+    it may continue, holds a number the two readers read differently."""
     more = handle.read() if rest else handle.read(_WINDOW)
-    if (buffer[-18:] + more).translate(_DIGITS).find(_LONG_NUMBER) >= 0:
+    if not (more or rest) or (buffer[-18:] + more).translate(_DIGITS).find(_LONG_NUMBER) >= 0:
         raise _Unsure
     return more
 
