@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
@@ -127,24 +127,23 @@ class CaseStream:
         digest = hashlib.sha256(b'{"cases":[')
         seen: dict[str, str] = {}  # case id: the file it came from
         for raw, where, origin, done in items:
-            case = parse_case(raw, where) if done is None else None
-            case_id = case.id if case is not None else cast(_Done, done).id
-            if case_id in seen:
+            item: Case | _Done
+            if done is None:
+                item = case = parse_case(raw, where)
+                canonical = canonical_json(case.raw)
+            else:
+                item, canonical = done, done.canonical
+            if item.id in seen:
                 raise UsageError(
-                    f"{where}.id {clip(repr(case_id))} is already used in {seen[case_id]}; "
+                    f"{where}.id {clip(repr(item.id))} is already used in {seen[item.id]}; "
                     "give every case a unique id"
                 )
-            seen[case_id] = origin
+            seen[item.id] = origin
             if self.count:
                 digest.update(b",")
-            if case is not None:
-                digest.update(canonical_json(case.raw))
-                self.count += 1
-                yield case
-            else:
-                digest.update(cast(_Done, done).canonical)
-                self.count += 1
-                yield cast(_Done, done)
+            digest.update(canonical)
+            self.count += 1
+            yield item
         digest.update(b"]}")
         self._hash = digest.hexdigest()
         if self._at_end is not None:
