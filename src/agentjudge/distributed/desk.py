@@ -1,9 +1,9 @@
 """The job's desk: one Ray actor on the driver's machine that holds the job's verdict store
 open for the workers, and keeps count of their progress. They ask it for stored verdicts
 before calling the judge, and hand it each verdict they get; it commits them as they come
-(within `COMMIT_INTERVAL` of each other, as a local client does), so a driver or worker
-killed mid-run loses only the calls in flight. With `--no-cache` it holds no store and
-only counts.
+(what a worker got within `worker.DESK_INTERVAL` of each other in one commit), so a driver
+or worker killed mid-run loses only the calls in flight. With `--no-cache` it holds no
+store and only counts.
 """
 
 from __future__ import annotations
