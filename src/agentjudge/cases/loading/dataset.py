@@ -129,8 +129,8 @@ class CaseStream:
         for raw, where, origin, done in items:
             item: Case | _Done
             if done is None:
-                item = case = parse_case(raw, where)
-                canonical = canonical_json(case.raw)
+                item = parse_case(raw, where)
+                canonical = canonical_json(item.raw)
             else:
                 item, canonical = done, done.canonical
             if item.id in seen:
