@@ -130,6 +130,9 @@ class _Helper:
             raise
         finally:
             writer.close()  # the child's copy is the only writer: its exit is our EOF
+            # its last reference goes while Ctrl-C is held: a Ctrl-C pending over the fork
+            # would otherwise be raised inside its __del__, where Python ignores it
+            del writer
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
         self._reader = reader
         self._raws = raws  # this process's copy, not yet read: for the rest if the child stops
