@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agentjudge.atif import Node
+from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
@@ -50,13 +51,17 @@ def score_trajectories(
     on_loaded: Callable[[int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
     metric_labels: dict[str, str] | None = None,
+    reads: Sequence[Named] = (),
+    writes: Sequence[Named] = (),
 ) -> ScoreRun:
     """Run a scoring job and write its results file; raise `UsageError`/`InputError` for
     configuration or input that cannot run. `api_key` overrides the configured key source;
     `on_note` hears, once each, how the judge's requests adapted to its server;
-    `metric_labels` go on every OpenTelemetry point (with the scoring mode)."""
+    `metric_labels` go on every OpenTelemetry point (with the scoring mode); `reads` and
+    `writes` are the caller's own files (a config file, an HTML report): none may collide."""
     started = datetime.now(UTC)
     output = Path(config.output)
+    check_score_paths(config, reads, writes)
     check_writable(output)  # before any judge call: never judge work that cannot be saved
     if config.training_threshold is not None:
         for selection in SELECTIONS:
@@ -120,6 +125,35 @@ def score_trajectories(
             write_atomic(manifest_path(output, selection), manifest, what="a training manifest")
     write_atomic(output, document)
     return ScoreRun(document, result, client.stats, output, judge_note, manifests)
+
+
+def check_score_paths(
+    config: ScoreConfig, reads: Sequence[Named] = (), writes: Sequence[Named] = ()
+) -> None:
+    """Refuse (exit 3) a job whose results, training manifests, verdict store or the
+    caller's `writes` would overwrite one another or a file the job reads (docs/scoring.md)."""
+    outputs = [Named("--output", config.output), *writes]
+    if config.training_threshold is not None:
+        outputs += [
+            Named("the training manifest", manifest_path(Path(config.output), s), "--output")
+            for s in SELECTIONS
+        ]
+    if config.cache:
+        store = config.cache_path or default_store_path()
+        outputs.append(Named("the verdict store", store, "--cache"))
+    named = [Path(p) for p in config.trajectory_path]
+    inputs = [Named("the trajectory file", p) for p in named if not p.is_dir()]
+    folders = [InputFolder("the trajectory folder", p) for p in named if p.is_dir()]
+    rubric = config.rubric if isinstance(config.rubric, str) else None
+    for what, value in (
+        ("the reference registry", config.reference_registry_path),
+        ("the rubric", rubric),
+        ("the judge's API key file", config.judge_api_key_file),
+        ("the judge's CA bundle", config.judge_ca_bundle),
+    ):
+        if value is not None:
+            inputs.append(Named(what, value))
+    check_no_collision(outputs, [*inputs, *reads], folders)
 
 
 def job_criteria(config: ScoreConfig) -> Criteria:

@@ -43,15 +43,19 @@ from agentjudge.cases.loading import (
     settings,
     trace_files,
 )
+from agentjudge.cases.loading.project import MANIFEST
+from agentjudge.cases.loading.traces import traces_path
 from agentjudge.cases.outcome import gate, run_warnings
 from agentjudge.cases.outcome.console import MAX_CASE_ROWS
 from agentjudge.cases.outcome.intervals import rate_intervals
 from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
 from agentjudge.cases.outcome.status import PASSED
+from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, read_json
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import temperature_note
+from agentjudge.judge.store import default_store_path
 from agentjudge.trust.intervals import Bootstrap
 
 if TYPE_CHECKING:
@@ -80,6 +84,7 @@ class GradeOptions:
     root: Path | None = None  # the project folder; found from the working directory if None
     bootstrap_seed: int = 0  # the rates' bootstrap intervals (reproducible)
     bootstrap_resamples: int = 1000
+    reports: tuple[Named, ...] = ()  # --junit, --html: written after the results
 
 
 @dataclass(slots=True)
@@ -224,7 +229,33 @@ def _load(options: GradeOptions, note: Note) -> _Inputs:
     base = root or Path.cwd()
     output = output_path(base, options.output, RESULTS_DIR, "results")
     check_writable(output)
+    _check_paths(options, root, files, config, planned, output)
     return _Inputs(root, base, env, traces, config, planned, output)
+
+
+def _check_paths(
+    options: GradeOptions,
+    root: Path | None,
+    traces: list[Path],
+    config: EvalConfig,
+    planned: PlannedCases,
+    output: Path,
+) -> None:
+    """Refuse (exit 3) an output that would overwrite a file the run reads (the traces,
+    the dataset, the config, the project's manifest), the verdict store or another output."""
+    outputs = [Named("--output", output), *options.reports]
+    if options.use_store:
+        outputs.append(Named("the verdict store", options.store_path or default_store_path()))
+    inputs = [Named("the traces file", path) for path in traces]
+    inputs += [Named("the dataset", path) for path in planned.sources]
+    if config.source is not None:
+        inputs.append(Named("the eval config", config.source))
+    if root is not None:
+        inputs.append(Named("the project manifest", root / MANIFEST))
+    folders = []
+    if options.traces and (named := traces_path(root, options.traces)).is_dir():
+        folders.append(InputFolder("the traces folder", named))
+    check_no_collision(outputs, inputs, folders)
 
 
 def _samples(options: GradeOptions, config: EvalConfig) -> int:

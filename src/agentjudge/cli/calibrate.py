@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +55,7 @@ from agentjudge.cli.options import (
     ScoringMode,
 )
 from agentjudge.cli.score import config_overrides
+from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -130,7 +131,11 @@ def calibrate_command(
         # not the judge, say which runs failed
         overrides["decisive_roots"] = "all"
         config = load_config(config_file, overrides)
-        document = run_calibration(config, label_set, labels, quiet)
+        reads = [Named("the labels file", labels)]
+        if config_file is not None:
+            reads.append(Named("the config file", config_file))
+        writes = [Named("--output", output)] if output is not None else []
+        document = run_calibration(config, label_set, labels, quiet, (reads, writes))
     if document is None:
         return EXIT_JOB_FAILED
     document["score_results"] = str(score_output) if score_output else None
@@ -146,10 +151,15 @@ def calibrate_command(
 
 
 def run_calibration(
-    config: ScoreConfig, labels: LabelSet, labels_path: Path, quiet: bool
+    config: ScoreConfig,
+    labels: LabelSet,
+    labels_path: Path,
+    quiet: bool,
+    paths: tuple[Sequence[Named], Sequence[Named]] = ((), ()),
 ) -> dict[str, Any] | None:
     """Score the labelled trajectories and measure the judge against the labels; None (the
-    error said on stderr) when the scoring job failed."""
+    error said on stderr) when the scoring job failed. `paths`: the files calibrate itself
+    reads and writes, which must not collide with the job's (see `check_score_paths`)."""
     from agentjudge.api import score_trajectories
     from agentjudge.calibration.figures import calibration_document
     from agentjudge.calibration.matching import agreements
@@ -175,7 +185,10 @@ def run_calibration(
             console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
     with bar:
-        run = score_trajectories(config, progress=progress, on_note=note)
+        reads, writes = paths
+        run = score_trajectories(
+            config, progress=progress, on_note=note, reads=reads, writes=writes
+        )
     scored = run.document
     if run.result.failed:
         error = scored["error"] or {}

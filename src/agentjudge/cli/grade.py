@@ -41,6 +41,7 @@ from agentjudge.cli.options import (
     Traces,
 )
 from agentjudge.cli.report import write_html_report
+from agentjudge.collisions import Named
 from agentjudge.files import check_writable
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ def grade_command(
         fail_on_unstable=fail_on_unstable,
         bootstrap_seed=0 if bootstrap_seed is None else bootstrap_seed,
         bootstrap_resamples=bootstrap_resamples or 1000,
+        reports=tuple(
+            Named(flag, path) for flag, path in (("--junit", junit), ("--html", html)) if path
+        ),
     )
     bar = Progress(
         TextColumn("judging"),

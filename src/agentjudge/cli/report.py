@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from agentjudge.cli.options import HtmlOutput, Results
+from agentjudge.collisions import Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import read_json, write_text_atomic
 from agentjudge.report.html import NotAResultsDocument, render_html
@@ -37,6 +38,7 @@ def write_html_report(
 
 def report_command(results: Results, output: HtmlOutput = Path("report.html")) -> int:
     """Write a self-contained HTML report (no network needed) of a scoring or grading run."""
+    check_no_collision([Named("--output", output)], [Named("the results file", results)])
     write_html_report(read_json(results, "results file"), output, results)
     typer.echo(f"report written to {output}")
     return 0

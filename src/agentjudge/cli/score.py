@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +70,7 @@ from agentjudge.cli.options import (
     TrainingThreshold,
 )
 from agentjudge.cli.report import write_html_report
+from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
 from agentjudge.files import check_writable
 from agentjudge.scoring.config import RAY_ADDRESS, ScoreConfig, load_config
@@ -176,7 +177,10 @@ def score_command(
     if dry_run:
         return run_dry_run(config, as_json, price_in, price_out)
     interactive = sys.stderr.isatty() and not quiet
-    return run_score(config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment, html)
+    reads = [Named("the config file", config_file)] if config_file is not None else []
+    return run_score(
+        config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment, html, reads
+    )
 
 
 def bare_ray_flag(argv: list[str]) -> list[str]:
@@ -227,8 +231,10 @@ def run_score(
     mlflow_uri: str | None = None,
     mlflow_experiment: str = "agentjudge",
     html: Path | None = None,
+    reads: Sequence[Named] = (),
 ) -> int:
-    """Run the job and report it; return the exit code.
+    """Run the job and report it; return the exit code. `reads`: files read besides the
+    job's own (its config file), which no output may overwrite.
 
     On a terminal: a progress bar and a summary table. Otherwise (CI): one summary line on
     stderr. `--quiet`: neither.
@@ -275,7 +281,10 @@ def run_score(
     if sampling is not None:
         note(sampling)
     with bar:
-        run = score_trajectories(config, progress=progress, on_note=note)
+        writes = [Named("--html", html)] if html is not None else []
+        run = score_trajectories(
+            config, progress=progress, on_note=note, reads=reads, writes=writes
+        )
     if html is not None:
         write_html_report(run.document, html, run.output, "--html")
     if mlflow_uri:

@@ -67,14 +67,7 @@ class TraceSet:
 def trace_files(root: Path | None, value: str | None) -> list[Path]:
     """The files `--traces` names: a file, a folder's `*.json`, or the project's newest."""
     if value:
-        # graph-agents-cli's order: under the project, else from where the user stands
-        path = Path(value)
-        if not path.is_absolute():
-            under = root / path if root is not None else None
-            if under is not None and under.exists():
-                path = under
-            elif caller_dir() != Path.cwd():  # run from the project by our extension
-                path = Path(os.path.normpath(caller_dir() / path))
+        path = traces_path(root, value)
         files = json_files(path, "--traces")
         return _confined(files, Path(os.path.realpath(path))) if path.is_dir() else files
     if root is None:
@@ -89,6 +82,19 @@ def trace_files(root: Path | None, value: str | None) -> list[Path]:
             "`graph-agents-cli eval generate` first, or pass --traces FILE_OR_FOLDER"
         )
     return _confined([newest], Path(os.path.realpath(root / TRACES_DIR)))
+
+
+def traces_path(root: Path | None, value: str) -> Path:
+    """The file or folder `--traces VALUE` names: graph-agents-cli's order, under the
+    project, else from where the user stands."""
+    path = Path(value)
+    if not path.is_absolute():
+        under = root / path if root is not None else None
+        if under is not None and under.exists():
+            path = under
+        elif caller_dir() != Path.cwd():  # run from the project by our extension
+            path = Path(os.path.normpath(caller_dir() / path))
+    return path
 
 
 def _confined(files: list[Path], root: Path) -> list[Path]:
