@@ -301,8 +301,8 @@ def test_the_console_lists_ten_failed_roots_on_one_printable_line_each() -> None
     lines = went_wrong_lines({"trajectories": trees})
     assert len(lines) == 1 + 10 + 1
     assert lines[1] == (
-        "  t0 → r#$.subagent_trajectories[0] (coder [2J), step 4 of segment 1: score 0.12: "
-        "line one line two  " + "y" * 81 + "…"
+        "  t0 → r#$.subagent_trajectories[0] (coder\\x1b[2J), step 4 of segment 1: score 0.12: "
+        "line one\\nline two \\u202e" + "y" * 81 + "…"
     )
     assert lines[-1] == "  … and 2 more (see decisive_failure in the results)"
     assert went_wrong_lines({"trajectories": trees[-1:]}) == []

@@ -28,6 +28,7 @@ from agentjudge.errors import (
     InputError,
     clip,
 )
+from agentjudge.printable import printable
 
 app = typer.Typer(
     name="agentjudge",
@@ -118,11 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except InputError as exc:
         for problem in exc.problems:
-            typer.echo(f"error: {problem}", err=True)
+            typer.echo(f"error: {printable(str(problem))}", err=True)
         return exc.exit_code
     except AgentJudgeError as exc:
-        # the sites that quote a value cut it; this bounds the ones that do not
-        typer.echo(f"error: {clip(str(exc), 2000)}", err=True)
+        # the sites that quote a value cut it; this bounds the ones that do not. A file
+        # name or id in it comes from input: escaped, it cannot forge a line of its own
+        typer.echo(f"error: {printable(clip(str(exc), 2000))}", err=True)
         return exc.exit_code
     except KeyboardInterrupt:
         result = EXIT_INTERRUPTED

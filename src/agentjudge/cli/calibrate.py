@@ -58,6 +58,7 @@ from agentjudge.cli.score import config_overrides
 from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK
 from agentjudge.files import check_writable, write_atomic
+from agentjudge.printable import printable
 from agentjudge.scoring.config import ScoreConfig, load_config
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def run_calibration(
 
     def note(text: str) -> None:
         if not quiet:
-            console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
+            console.print(f"[yellow]note:[/yellow] {escape(printable(text))}", highlight=False)
 
     with bar:
         reads, writes = paths
@@ -193,7 +194,9 @@ def run_calibration(
     if run.result.failed:
         error = scored["error"] or {}
         console.print(
-            f"error: the scoring job failed: {error.get('type')}: {error.get('message')}",
+            printable(
+                f"error: the scoring job failed: {error.get('type')}: {error.get('message')}"
+            ),
             markup=False,
             highlight=False,
         )

@@ -43,6 +43,7 @@ from agentjudge.cli.options import (
 from agentjudge.cli.report import write_html_report
 from agentjudge.collisions import Named
 from agentjudge.files import check_writable
+from agentjudge.printable import printable
 
 if TYPE_CHECKING:
     from agentjudge.cases.grade import GradeRun
@@ -126,7 +127,9 @@ def grade_command(
 
     try:
         run = grade(
-            options, lambda text: err.print(f"[yellow]warning:[/yellow] {escape(text)}"), progress
+            options,
+            lambda text: err.print(f"[yellow]warning:[/yellow] {escape(printable(text))}"),
+            progress,
         )
     finally:
         bar.stop()

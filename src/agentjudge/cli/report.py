@@ -12,6 +12,7 @@ from agentjudge.cli.options import HtmlOutput, Results
 from agentjudge.collisions import Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import read_json, write_text_atomic
+from agentjudge.printable import printable
 from agentjudge.report.html import NotAResultsDocument, render_html
 
 
@@ -40,5 +41,5 @@ def report_command(results: Results, output: HtmlOutput = Path("report.html")) -
     """Write a self-contained HTML report (no network needed) of a scoring or grading run."""
     check_no_collision([Named("--output", output)], [Named("the results file", results)])
     write_html_report(read_json(results, "results file"), output, results)
-    typer.echo(f"report written to {output}")
+    typer.echo(printable(f"report written to {output}"))
     return 0

@@ -73,6 +73,7 @@ from agentjudge.cli.report import write_html_report
 from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
 from agentjudge.files import check_writable
+from agentjudge.printable import printable
 from agentjudge.scoring.config import RAY_ADDRESS, ScoreConfig, load_config
 
 if TYPE_CHECKING:
@@ -273,7 +274,7 @@ def run_score(
 
     def note(text: str) -> None:
         if not quiet:
-            console.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
+            console.print(f"[yellow]note:[/yellow] {escape(printable(text))}", highlight=False)
 
     if html is not None:
         check_writable(html, "--html", "the HTML report")
@@ -325,7 +326,8 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
         console.print(store_line(stats, config.cache_path), highlight=False)
     error = document["error"]
     if error and error.get("message"):
-        console.print(f"error: {error['type']}: {error['message']}", markup=False, highlight=False)
+        shown = printable(f"error: {error['type']}: {error['message']}")
+        console.print(shown, markup=False, highlight=False)
     if not quiet and document["step_errors"] and not error:
         kinds = ", ".join(f"{kind} ({count})" for kind, count in document["step_errors"].items())
         console.print(f"steps the judge gave no verdict for: {kinds}", highlight=False)

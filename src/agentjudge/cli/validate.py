@@ -17,6 +17,7 @@ from agentjudge.cli.options import (
     ValidateQuiet,
 )
 from agentjudge.errors import EXIT_INVALID, EXIT_OK
+from agentjudge.printable import printable
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
 
 _DEFAULTS = Limits()
@@ -44,9 +45,9 @@ def validate_command(
         if as_json:
             records.append(root_record(root))
         elif not quiet or not root.valid:
-            typer.echo(root_line(root))
+            typer.echo(printable(root_line(root)))
             for problem in root.all_problems():
-                typer.echo(f"    {problem}")
+                typer.echo(f"    {printable(str(problem))}")
     if as_json:
         typer.echo(json.dumps({"roots": records, "summary": summary.as_dict()}, indent=2))
     else:

@@ -39,6 +39,7 @@ from evalhub.models.api import MetricSchema, ResultType
 
 from agentjudge.api import ScoreRun, score_trajectories
 from agentjudge.errors import EXIT_INTERNAL, AgentJudgeError, InputError, UsageError, clip
+from agentjudge.printable import printable
 from agentjudge.report.mlflow import log_run
 from agentjudge.report.training import manifest_name
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -333,7 +334,7 @@ def _fail(callbacks: JobCallbacks, code: str, message: str) -> int:
             error_message=MessageInfo(message=message[:2000], message_code=code),
         )
     )
-    print(f"error: {code}: {message}", file=sys.stderr)
+    print(printable(f"error: {code}: {message}"), file=sys.stderr)
     return 2
 
 

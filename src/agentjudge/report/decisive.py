@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentjudge.printable import printable
+
 MAX_LISTED = 10  # roots listed; the rest are counted
 REASON_CHARS = 100  # of the judge's reason, on its line
 
@@ -41,10 +43,4 @@ def _line(tree: dict[str, Any], failure: dict[str, Any]) -> str:
     if len(reason) > REASON_CHARS:
         reason = reason[:REASON_CHARS] + "…"
     text = f"{name} → {node}{agent}, step {failure['step_id']}{segment}: {shown}{category}"
-    return _printable(f"{text}: {reason}" if reason else text)
-
-
-def _printable(text: str) -> str:
-    # a line break, an escape sequence or a bidi control in a name or reason would forge
-    # or hide lines of the console
-    return "".join(c if c.isprintable() else " " for c in text)
+    return printable(f"{text}: {reason}" if reason else text)

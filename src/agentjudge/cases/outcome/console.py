@@ -16,6 +16,7 @@ from rich.table import Table
 from agentjudge.cases.outcome.gate import STATUSES
 from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
 from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
+from agentjudge.printable import printable
 from agentjudge.trust.intervals import with_interval
 
 MAX_CASE_ROWS = 20
@@ -62,9 +63,9 @@ def print_summary(
             reasons = case["reasons"][:3] + (["..."] if len(case["reasons"]) > 3 else [])
             style = _STYLE[case["status"]]
             cases.add_row(
-                escape(case["id"]),
+                escape(printable(case["id"])),
                 f"[{style}]{case['status']}[/{style}]",
-                escape("\n".join(reasons)),
+                escape("\n".join(printable(reason) for reason in reasons)),
             )
         console.print(cases)
         more = document["planned"] - summary[PASSED] - len(flagged)
@@ -77,7 +78,7 @@ def print_summary(
             "both sides of a threshold (each metric's samples are in the results file)"
         )
     for text in document["warnings"]:
-        console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}")
+        console.print(f"[bold yellow]warning:[/bold yellow] {escape(printable(text))}")
     code = summary["exit_code"]
     caveat = ""
     if code == 0 and document["fake_model"]:
@@ -100,7 +101,7 @@ def _quality_table(quality: dict[str, dict[str, Any]], intervals: dict[str, Any]
         else:
             met_text = "[green]yes[/green]" if met else "[red]no[/red]"
         table.add_row(
-            escape(name),
+            escape(printable(name)),
             "n/a" if rate is None else with_interval(rate, intervals.get(name), ".0%"),
             f"{entry['passed']}/{entry['scored']}",
             f"{entry['min_pass_rate']:.0%}",
