@@ -50,25 +50,30 @@ def check_no_collision(
 ) -> None:
     """Raise `UsageError` (exit 3) naming both paths when an output is an input, lies in
     an input folder where it would be read as one, or is another output."""
-    written = [(out, _where(out.path)) for out in outputs]
-    for index, (out, place) in enumerate(written):
-        for other, other_place in written[:index]:
-            if _same(place, other_place, out.path, other.path):
+    written: dict[str | tuple[int, int], Named] = {}
+    places: list[tuple[Named, str]] = []
+    for out in outputs:
+        place = _where(out.path)
+        for key in _keys(out.path, place):
+            other = written.get(key)
+            if other is not None and other is not out:
                 raise UsageError(
                     f"{out.path}: {out.what} is the same file as {other.what} {other.path}; "
                     f"choose another {out.fix}"
                 )
+            written[key] = out
+        places.append((out, place))
     for source in inputs:
-        source_place = _where(source.path)
-        for out, place in written:
-            if _same(place, source_place, out.path, source.path):
+        for key in _keys(source.path, _where(source.path)):
+            out_ = written.get(key)
+            if out_ is not None:
                 raise UsageError(
-                    f"{out.path}: {out.what} would overwrite {source.what} {source.path}, "
-                    f"which this run reads; choose another {out.fix}"
+                    f"{out_.path}: {out_.what} would overwrite {source.what} {source.path}, "
+                    f"which this run reads; choose another {out_.fix}"
                 )
     for folder in folders:
         root = _where(folder.path)
-        for out, place in written:
+        for out, place in places:
             if _inside(place, root) and place.endswith(folder.suffix):
                 raise UsageError(
                     f"{out.path}: {out.what} is inside {folder.what} {folder.path}, whose "
@@ -88,13 +93,14 @@ def _where(path: Path | str) -> str:
     return os.path.realpath(path)
 
 
-def _same(place: str, other: str, path: Path | str, other_path: Path | str) -> bool:
-    if place == other:
-        return True
+def _keys(path: Path | str, place: str) -> list[str | tuple[int, int]]:
+    """What makes two paths one file: the place they resolve to and, for a file that
+    exists, its device and inode (hard links: one inode, two names)."""
     try:
-        return os.path.samefile(path, other_path)  # hard links: one inode, two names
-    except OSError:  # one of them does not exist (yet): only its place can match
-        return False
+        info = os.stat(path)
+    except OSError:  # not there (yet): only its place can match
+        return [place]
+    return [place, (info.st_dev, info.st_ino)]
 
 
 def _inside(place: str, root: str) -> bool:

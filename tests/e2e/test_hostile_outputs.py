@@ -15,6 +15,7 @@ import pytest
 
 from agentjudge.errors import EXIT_USAGE
 from agentjudge.testing import JudgeServer
+from tests.conftest import SHARED
 from tests.e2e.test_calibrate_cli import labelled_set
 from tests.e2e.test_grade_cli import PROJECT, TRACES
 from tests.e2e.test_hostile_cli import run
@@ -223,3 +224,27 @@ def test_calibrate_outputs_over_its_labels(tmp_path: Path, server: JudgeServer, 
     refused(done, labels)
     assert (snapshot(tmp_path / "runs"), labels.read_bytes()) == before
     assert server.log == []
+
+
+def test_convert_into_its_own_source_folder_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "ww"
+    shutil.copytree(SHARED / "fixtures" / "who-and-when", src)
+    before = snapshot(src)
+    done = run("convert", "who-and-when", src, src / "out", cwd=tmp_path)
+    line = refused(done, src / "out", src)
+    assert "inside the Who&When folder" in line
+    assert snapshot(src) == before
+    assert not (src / "out").exists()
+
+
+def test_convert_over_a_source_file_is_refused(tmp_path: Path) -> None:
+    src = tmp_path / "ww"
+    shutil.copytree(SHARED / "fixtures" / "who-and-when", src)
+    one = sorted(src.rglob("*.json"))[0]
+    out = tmp_path / "out"
+    (out / "trajectories").mkdir(parents=True)
+    os.link(one, out / "labels.json")  # OUT's labels file is a hard link to a run
+    before = one.read_bytes()
+    done = run("convert", "who-and-when", one, out, cwd=tmp_path)
+    refused(done, out / "labels.json", one)
+    assert one.read_bytes() == before

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.calibration.labels import labels_document
+from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.convert.who_and_when import (
     SOURCE,
     check_run,
@@ -51,6 +52,21 @@ def run_id(path: Path) -> str:
     return f"{path.parent.name}-{path.stem}" if path.parent.name else path.stem
 
 
+def _check_paths(src: Path, out: Path, runs: dict[str, tuple[Path, dict[str, Any]]]) -> None:
+    """Refuse (exit 3) an OUT whose files would overwrite a run read from `src`, or land
+    inside the `src` folder, where the next conversion would read them."""
+    outputs = [
+        Named("OUT's trajectory", out / TRAJECTORIES / f"{name}.json", "OUT") for name in runs
+    ]
+    outputs += [
+        Named("OUT's reference registry", out / REFERENCES, "OUT"),
+        Named("OUT's labels", out / LABELS, "OUT"),
+    ]
+    inputs = [Named("the Who&When file", path) for path, _ in runs.values()]
+    folders = [InputFolder("the Who&When folder", src)] if src.is_dir() else []
+    check_no_collision(outputs, inputs, folders)
+
+
 def convert_who_and_when(src: Path, out: Path) -> Converted:
     """Convert every run under `src` into `out`: one ATIF file per run in
     `out/trajectories/`, the labels in `out/labels.json` (keyed by the trajectory's path
@@ -75,6 +91,7 @@ def convert_who_and_when(src: Path, out: Path) -> Converted:
         runs[name] = (path, data)
     if problems:
         raise InputError(problems)
+    _check_paths(src, out, runs)
     labels: dict[str, dict[str, Any]] = {}
     answers: dict[str, str] = {}
     steps = 0
