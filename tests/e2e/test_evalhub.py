@@ -232,7 +232,9 @@ def test_a_failing_judge_ends_the_job_failed_with_our_code(
     assert job["status"]["state"] == "failed", outcome["logs"]
     (bench,) = job["status"]["benchmarks"]
     assert bench["error_message"]["message_code"] == "agentjudge_job_failed"
-    assert bench["error_message"]["message"] == "the scoring job failed: judge_error"
+    # with the why, as the results' error.message has it (the server's own words, redacted)
+    message = "the scoring job failed: judge_error: http_503: scripted 503"
+    assert bench["error_message"]["message"] == message
 
 
 def test_credentials_in_the_judge_url_are_its_key_never_shown(
@@ -399,3 +401,25 @@ def test_with_the_collector_down_the_job_still_completes(
         outcome = run_job(evalhub_url, judge, ours(runs), "otel-down")
     assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
     assert outcome["job"]["results"]["benchmarks"][0]["metrics"]["atif_trajectory_count"] == 1
+
+
+def test_a_job_with_invalid_files_names_each_with_its_rule(
+    tmp_path: Path, evalhub_url: str
+) -> None:
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    (runs / "broken.json").write_text("{not json")
+    (runs / "empty.json").write_text("{}")
+    with JudgeServer() as judge:
+        outcome = run_job(evalhub_url, judge, ours(runs), "invalid")
+        assert judge.log == []  # refused before any judge call
+    job = outcome["job"]
+    assert job["status"]["state"] == "failed", outcome["logs"]
+    (bench,) = job["status"]["benchmarks"]
+    assert bench["error_message"]["message_code"] == "agentjudge_job_failed"
+    message = bench["error_message"]["message"]
+    assert message.startswith(
+        "the scoring job failed: invalid_input: 2 invalid trajectory file(s): "
+    )
+    assert f"{runs / 'broken.json'}: $: not valid JSON" in message
+    assert "[schema.json_invalid]" in message
+    assert f"{runs / 'empty.json'}: $" in message

@@ -306,6 +306,7 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     """After the summary: the unstable steps, the training manifests, store hits, the
     job's error, the steps without a verdict, and a judge that never answered."""
     from agentjudge.judge.store import store_line
+    from agentjudge.report.invalid_input import invalid_input_lines
     from agentjudge.report.results import unstable_line
     from agentjudge.report.training import manifest_path
 
@@ -325,6 +326,9 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     if not quiet and stats.store_hits:
         console.print(store_line(stats, config.cache_path), highlight=False)
     error = document["error"]
+    if not quiet and not error:
+        for line in invalid_input_lines(document):
+            console.print(printable(line), markup=False, highlight=False)
     if error and error.get("message"):
         shown = printable(f"error: {error['type']}: {error['message']}")
         console.print(shown, markup=False, highlight=False)

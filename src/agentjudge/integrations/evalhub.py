@@ -57,11 +57,13 @@ DEFAULT_EXPERIMENT = "agentjudge"
 
 
 class JobFailed(Exception):
-    """The scoring job ran and failed (all roots failed, fail_fast, nothing scored)."""
+    """The scoring job ran and failed (all roots failed, fail_fast, nothing scored); the
+    message, if any, says why (for invalid input: each bad file and its rule)."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, message: str | None = None) -> None:
         super().__init__(kind)
         self.kind = kind
+        self.message = message
 
 
 class AgentJudgeAdapter(FrameworkAdapter):
@@ -90,7 +92,7 @@ class AgentJudgeAdapter(FrameworkAdapter):
             score_config, api_key=api_key, on_loaded=loaded, metric_labels=labels
         )
         if run.result.failed:
-            raise JobFailed(run.result.failed)
+            raise JobFailed(run.result.failed, run.result.failed_message)
         _status(callbacks, JobPhase.POST_PROCESSING, "reporting metrics")
         self.last_run = run
         return job_results(config, run, time.monotonic() - started)
@@ -258,11 +260,12 @@ def main() -> int:
         callbacks.report_results(results)
         return 0
     except JobFailed as exc:
-        return _fail(callbacks, "agentjudge_job_failed", f"the scoring job failed: {exc.kind}")
+        why = f": {exc.message}" if exc.message else ""
+        return _fail(callbacks, "agentjudge_job_failed", f"the scoring job failed: {exc.kind}{why}")
     except UsageError as exc:
         return _fail(callbacks, "agentjudge_invalid_configuration", str(exc))
     except InputError as exc:
-        return _fail(callbacks, "agentjudge_invalid_input", str(exc.problems[0]))
+        return _fail(callbacks, "agentjudge_invalid_input", "; ".join(map(str, exc.problems)))
     except AgentJudgeError as exc:
         return _fail(callbacks, "agentjudge_error", str(exc))
     except Exception as exc:

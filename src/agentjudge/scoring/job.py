@@ -25,6 +25,7 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure
 from agentjudge.scoring.decisive_pick import decisive_failure
+from agentjudge.scoring.invalid import input_problems, invalid_input_message
 from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_system
 from agentjudge.scoring.sampled import (
     chunks,
@@ -119,6 +120,12 @@ class ScoringJob:
         """Every root's tree judged and aggregated (in `roots`' order), or, under
         `fail_fast`, no trees and why the job failed. A job on Ray runs this on its workers,
         one unit of roots each (see distributed/)."""
+        if self.config.partial_result_policy == "fail_fast":
+            # known before any call: fail now, naming every bad file, not at the first
+            # invalid node met while other trees are being judged
+            invalid = invalid_input_message(input_problems(roots))
+            if invalid is not None:
+                return [], Failure("invalid_input", invalid)
         budget = self.step_budget()
 
         async def one(root: Node) -> TreeResult:
@@ -163,7 +170,9 @@ class ScoringJob:
             a.status == "scored" and a.complete for t in trees for a in t.aggregates
         )
         if message is None and failed is not None:
-            message = first_error(trees)
+            message = first_error(trees) or invalid_input_message(
+                input_problems(t.root for t in trees)
+            )
         return JobResult(
             trees, metrics if failed is None else None, failed, complete, self.accounting, message
         )

@@ -1,0 +1,26 @@
+"""What the console says of the files a run did not score because they are not valid input
+(`skip_failed_trajectory`; under `fail_fast` the job's error names them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentjudge.errors import Problem
+from agentjudge.scoring.invalid import LISTED
+
+
+def invalid_input_lines(document: dict[str, Any], limit: int = LISTED) -> list[str]:
+    """`not scored, invalid input:` and a line per problem (file, JSON path, message, rule),
+    at most `limit` of them; no lines when every file was valid."""
+    problems = [
+        Problem(**problem)
+        for tree in document.get("trajectories") or []
+        for node in tree["nodes"]
+        for problem in node.get("problems") or []
+    ]
+    if not problems:
+        return []
+    lines = ["not scored, invalid input:"] + [f"  {problem}" for problem in problems[:limit]]
+    if len(problems) > limit:
+        lines.append(f"  … and {len(problems) - limit} more (agentjudge validate lists them)")
+    return lines
