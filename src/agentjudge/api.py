@@ -140,7 +140,8 @@ def check_score_paths(
         ]
     if config.cache:
         store = config.cache_path or default_store_path()
-        outputs.append(Named("the verdict store", store, "--cache"))
+        # first: a collision is then said of the other file, whose flag is the usual fix
+        outputs.insert(0, Named("the verdict store", store, "--cache"))
     named = [Path(p) for p in config.trajectory_path]
     inputs = [Named("the trajectory file", p) for p in named if not p.is_dir()]
     folders = [InputFolder("the trajectory folder", p) for p in named if p.is_dir()]

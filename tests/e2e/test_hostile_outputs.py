@@ -126,7 +126,9 @@ def test_score_results_over_the_verdict_store(tmp_path: Path, server: JudgeServe
     calls = len(server.log)
     done = score(runs, *judge_flags(server), "-o", "rc.json", "--cache", "rc.json", cwd=tmp_path)
     line = refused(done, "rc.json")
-    assert "the verdict store" in line
+    assert "--output is the same file as the verdict store rc.json; choose another --output" in (
+        line
+    )
     assert len(server.log) == calls
     assert (tmp_path / "rc.json").read_bytes() == store
 
@@ -248,3 +250,15 @@ def test_convert_over_a_source_file_is_refused(tmp_path: Path) -> None:
     done = run("convert", "who-and-when", one, out, cwd=tmp_path)
     refused(done, out / "labels.json", one)
     assert one.read_bytes() == before
+
+
+def test_grade_results_over_the_verdict_store(tmp_path: Path, server: JudgeServer) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(PROJECT, project)
+    store = project / "cache" / "verdicts.sqlite"  # where run() points AGENTJUDGE_CACHE_DIR
+    store.parent.mkdir()
+    store.write_bytes(b"a store")
+    done = run("grade", "--output", store, cwd=project, JUDGE_BASE_URL=server.base_url)
+    line = refused(done, store)
+    assert f"--output is the same file as the verdict store {store}" in line
+    assert store.read_bytes() == b"a store"

@@ -245,7 +245,8 @@ def _check_paths(
     the dataset, the config, the project's manifest), the verdict store or another output."""
     outputs = [Named("--output", output), *options.reports]
     if options.use_store:
-        outputs.append(Named("the verdict store", options.store_path or default_store_path()))
+        # first: a collision is then said of the other file, whose flag is the fix
+        outputs.insert(0, Named("the verdict store", options.store_path or default_store_path()))
     inputs = [Named("the traces file", path) for path in traces]
     inputs += [Named("the dataset", path) for path in planned.sources]
     if config.source is not None:
