@@ -83,32 +83,37 @@ def score_trajectories(
         max_requests=config.max_judge_requests,
         metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
     )
-    with JudgeSession(settings, config.cache, config.cache_path, on_note) as session:
-        roots = load_roots(config)
-        if on_loaded is not None:
-            on_loaded(len(roots))
-        # after loading: the exporter's thread would make loading's workers use forkserver
-        with exporting() as meter:
-            client = session.client(provider, meter)
-            job = ScoringJob(config, criteria, client)
-            if config.max_input_tokens is not None or config.max_judge_requests is not None:
-                figures = estimate_plan(roots, config, criteria, client.stored, *counter(provider))
-                check_budgets(config, figures)
-            if progress is not None:
-                job.on_step = progress(roots, job.steps_to_judge(roots), client)
+    # loaded before the verdict store is opened: a store that is a subagent's file is
+    # refused by `check_reached_files`, not opened
+    roots = load_roots(config)
+    check_reached_files(config, roots, writes)
+    if on_loaded is not None:
+        on_loaded(len(roots))
+    # after loading: the exporter's thread would make loading's workers use forkserver
+    with (
+        JudgeSession(settings, config.cache, config.cache_path, on_note) as session,
+        exporting() as meter,
+    ):
+        client = session.client(provider, meter)
+        job = ScoringJob(config, criteria, client)
+        if config.max_input_tokens is not None or config.max_judge_requests is not None:
+            figures = estimate_plan(roots, config, criteria, client.stored, *counter(provider))
+            check_budgets(config, figures)
+        if progress is not None:
+            job.on_step = progress(roots, job.steps_to_judge(roots), client)
 
-            async def go() -> JobResult:
-                # an embedded judge's server lives this long
-                async with session.serving(client):
-                    return await job.run(roots)
+        async def go() -> JobResult:
+            # an embedded judge's server lives this long
+            async with session.serving(client):
+                return await job.run(roots)
 
-            if config.ray_address is None:
-                result = session.run(go())
-            else:  # the same job on a Ray cluster (docs/distributed.md)
-                from agentjudge.distributed.driver import run_on_ray
+        if config.ray_address is None:
+            result = session.run(go())
+        else:  # the same job on a Ray cluster (docs/distributed.md)
+            from agentjudge.distributed.driver import run_on_ray
 
-                store = session.store.path if session.store is not None else None
-                result = run_on_ray(job, roots, store, api_key, job.on_step)
+            store = session.store.path if session.store is not None else None
+            result = run_on_ray(job, roots, store, api_key, job.on_step)
     judge_name = f"{provider.name}/{provider.model}"
     details = {
         "endpoint": provider.safe_endpoint,
@@ -127,11 +132,9 @@ def score_trajectories(
     return ScoreRun(document, result, client.stats, output, judge_note, manifests)
 
 
-def check_score_paths(
-    config: ScoreConfig, reads: Sequence[Named] = (), writes: Sequence[Named] = ()
-) -> None:
-    """Refuse (exit 3) a job whose results, training manifests, verdict store or the
-    caller's `writes` would overwrite one another or a file the job reads (docs/scoring.md)."""
+def score_outputs(config: ScoreConfig, writes: Sequence[Named] = ()) -> list[Named]:
+    """Every file a job writes: its results, training manifests, verdict store and the
+    caller's `writes`; the store first, so a collision names the other file's flag."""
     outputs = [Named("--output", config.output), *writes]
     if config.training_threshold is not None:
         outputs += [
@@ -142,6 +145,30 @@ def check_score_paths(
         store = config.cache_path or default_store_path()
         # first: a collision is then said of the other file, whose flag is the usual fix
         outputs.insert(0, Named("the verdict store", store, "--cache"))
+    return outputs
+
+
+def check_reached_files(
+    config: ScoreConfig, roots: Sequence[Node], writes: Sequence[Named] = ()
+) -> None:
+    """Refuse (exit 3) an output that would overwrite a file loading reached through a
+    subagent reference or a continuation: known only once `roots` are loaded, so
+    `check_score_paths` (which sees the named paths) cannot tell."""
+    reached: dict[Path, Named] = {}
+    for root in roots:
+        for node in root.walk():
+            what = "the trajectory file" if node.kind == "root" else "the subagent trajectory"
+            for segment in node.segments:
+                reached.setdefault(segment.file, Named(what, segment.file))
+    check_no_collision(score_outputs(config, writes), reached.values())
+
+
+def check_score_paths(
+    config: ScoreConfig, reads: Sequence[Named] = (), writes: Sequence[Named] = ()
+) -> None:
+    """Refuse (exit 3) a job whose results, training manifests, verdict store or the
+    caller's `writes` would overwrite one another or a file the job reads (docs/scoring.md)."""
+    outputs = score_outputs(config, writes)
     named = [Path(p) for p in config.trajectory_path]
     inputs = [Named("the trajectory file", p) for p in named if not p.is_dir()]
     folders = [InputFolder("the trajectory folder", p) for p in named if p.is_dir()]

@@ -100,6 +100,33 @@ def test_score_through_a_hard_link_to_a_trajectory(tmp_path: Path, server: Judge
     assert server.log == []
 
 
+def test_score_results_over_a_subagent_file_of_a_named_root(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    """child.json is not named: only root.json's `trajectory_path` ref reaches it."""
+    runs = tree(tmp_path)
+    before = snapshot(runs)
+    done = score(runs / "root.json", *judge_flags(server), "-o", runs / "child.json", cwd=tmp_path)
+    line = refused(done, runs / "child.json")
+    assert "--output would overwrite the subagent trajectory" in line
+    assert snapshot(runs) == before
+    assert server.log == []
+
+
+def test_score_verdict_store_over_a_subagent_file_of_a_named_root(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)
+    before = snapshot(runs)
+    flags: list[str | Path] = ["-o", tmp_path / "out.json", "--cache", runs / "child.json"]
+    done = score(runs / "root.json", *judge_flags(server), *flags, cwd=tmp_path)
+    line = refused(done, runs / "child.json")
+    assert "the verdict store would overwrite the subagent trajectory" in line
+    assert snapshot(runs) == before
+    assert server.log == []
+    assert not (tmp_path / "out.json").exists()
+
+
 def test_score_through_a_symlinked_folder(tmp_path: Path, server: JudgeServer) -> None:
     runs = tree(tmp_path)
     before = snapshot(runs)
