@@ -6,6 +6,7 @@ subprocess, the real judge server."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_USAGE
 from agentjudge.testing import JudgeServer
+from tests.atif.docs import doc, write
 from tests.e2e.test_grade_cli import PROJECT, TRACES
 from tests.e2e.test_hostile_cli import run
 from tests.e2e.test_score_cli import judge_flags, score, tree
@@ -133,3 +135,52 @@ def test_grade_prints_a_hostile_case_id_escaped(tmp_path: Path, server: JudgeSer
     assert "stray\\nresult: passed (exit code 0)\\x1b[2J" in everything
     results = [line for line in done.stdout.splitlines() if line.startswith("result:")]
     assert len(results) == 1
+
+
+# short, so a table cell holds it whole; printed raw, each would break the row it is in
+SPLITTING = "t\nINJECTED"
+RESTYLING = "u\x1b[31m"
+
+
+def test_score_summary_names_its_results_file_on_one_line(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    runs = tree(tmp_path)
+    done = score(runs, *judge_flags(server), "-o", tmp_path / f"{SPLITTING}{RESTYLING}.json",
+                 cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stderr
+    (summary,) = [line for line in done.stderr.splitlines() if "results in" in line]
+    assert summary.endswith(f"{repr(SPLITTING + RESTYLING)[1:-1]}.json")
+    assert not any(line.startswith("INJECTED") for line in done.stderr.splitlines())
+
+
+def scored_twice(tmp_path: Path, server: JudgeServer) -> tuple[Path, Path]:
+    """Two results of trajectories whose ids hold a newline and an escape sequence, each
+    scored higher in the baseline than in the candidate."""
+    made = []
+    for side, mark in (("baseline", "1.0"), ("candidate", "0.0")):
+        for name in (SPLITTING, RESTYLING):
+            trajectory = doc(2, trajectory_id=name, session_id=name)
+            trajectory["steps"][1]["message"] = f"done [[score={mark}]]"
+            write(tmp_path / side / f"{len(name)}{name[0]}.json", trajectory)
+        flags: list[str | Path] = ["-o", tmp_path / f"{side}.json", "--no-cache"]
+        done = score(tmp_path / side, *judge_flags(server), *flags, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        made.append(tmp_path / f"{side}.json")
+    return made[0], made[1]
+
+
+def test_compare_table_prints_each_trajectory_id_on_its_row(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    baseline, candidate = scored_twice(tmp_path, server)
+    done = run("compare", baseline, candidate, cwd=tmp_path, COLUMNS="200")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout
+    lines = done.stdout.splitlines()
+    assert not any(line.strip("│ ").startswith("INJECTED") for line in lines), done.stdout
+    for name in (SPLITTING, RESTYLING):
+        (row,) = [line for line in lines if repr(name)[1:-1] in line]
+        # the whole row: the id, then baseline, candidate and delta, in one line
+        assert re.search(r"│ +\d\.\d{4} │ +\d\.\d{4} │ -\d\.\d{4} │$", row), row

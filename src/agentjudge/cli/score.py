@@ -294,7 +294,7 @@ def run_score(
     if interactive:
         summary_table(run.document, Console())
     elif not quiet:
-        console.print(summary_line(run.document, run.output))
+        console.print(summary_line(run.document, run.output), markup=False, highlight=False)
     if not quiet:
         for line in went_wrong_lines(run.document):
             console.print(line, markup=False, highlight=False)

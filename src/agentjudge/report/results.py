@@ -12,11 +12,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from agentjudge import __version__
 from agentjudge.atif import Node
 from agentjudge.judge import ClientStats
 from agentjudge.judge.taxonomy import UNCATEGORIZED
+from agentjudge.printable import printable
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric
@@ -280,7 +282,7 @@ def _step(step: StepDetail) -> dict[str, Any]:
 
 def summary_line(document: dict[str, Any], path: Path) -> str:
     """One line for logs: status, the three metrics (the score with its interval),
-    completeness, where the results are."""
+    completeness, where the results are (the path printable: a user's name)."""
     metrics = document["metrics"]
     score = metrics["atif_overall_score"]
     bounds = (document.get("metrics_interval") or {}).get("atif_overall_score")
@@ -290,7 +292,8 @@ def summary_line(document: dict[str, Any], path: Path) -> str:
         f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
-        f"{str(document['run_metadata']['atif_complete']).lower()}; results in {path}"
+        f"{str(document['run_metadata']['atif_complete']).lower()}; "
+        f"results in {printable(str(path))}"
     )
 
 
@@ -320,9 +323,10 @@ def summary_table(document: dict[str, Any], console: Console) -> None:
     table.add_row("atif_failure_categorization_rate", "-" if rate is None else f"{rate:.4f}")
     table.add_row("atif_complete", str(document["run_metadata"]["atif_complete"]).lower())
     judge = document["judge"]
-    table.add_row("judge", document["run_parameters"]["atif_judge"])
+    table.add_row("judge", Text(printable(document["run_parameters"]["atif_judge"])))
     table.add_row("judge calls (cached)", f"{judge['calls']} ({judge['cache_hits']})")
     table.add_row("tokens in / out", f"{judge['input_tokens']} / {judge['output_tokens']}")
     console.print(table)
     if document["run_metadata"]["judge_notice"]:
-        console.print(f"[yellow]note:[/yellow] {document['run_metadata']['judge_notice']}")
+        notice = printable(document["run_metadata"]["judge_notice"])
+        console.print(Text.assemble(("note:", "yellow"), f" {notice}"))

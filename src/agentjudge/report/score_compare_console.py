@@ -8,6 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agentjudge.printable import printable
+
 # the console lists the largest changes only; `--json` has every trajectory
 SHOWN_TRAJECTORIES = 20
 SHOWN_UNMATCHED = 10
@@ -47,8 +49,10 @@ def render_score_compare(report: dict[str, Any], console: Console) -> None:
 
 def _sayer(console: Console) -> Any:
     def say(*parts: str | tuple[str, str]) -> None:
-        # Text, not markup: ids and values from the files may hold "["
-        console.print(Text.assemble(*parts), soft_wrap=True)
+        # Text, not markup: ids and values from the files may hold "["; printable: a
+        # newline or escape in them would forge a line or restyle the console
+        shown = [printable(p) if isinstance(p, str) else (printable(p[0]), p[1]) for p in parts]
+        console.print(Text.assemble(*shown), soft_wrap=True)
 
     return say
 
@@ -83,7 +87,7 @@ def _trajectory_table(changed: list[dict[str, Any]]) -> Table:
     for row in shown:
         style = "red" if row["delta"] < 0 else "green"
         table.add_row(
-            Text(str(row["trajectory_id"] or row["input_sha256"])),
+            Text(printable(str(row["trajectory_id"] or row["input_sha256"]))),
             Text(_num(row["baseline"])),
             Text(_num(row["candidate"])),
             Text(_num(row["delta"], "+.4f"), style=style),
@@ -98,6 +102,9 @@ def _category_table(categories: dict[str, dict[str, Any]]) -> Table:
         table.add_column(header, justify="right")
     for name, entry in categories.items():
         table.add_row(
-            Text(name), str(entry["baseline"]), str(entry["candidate"]), f"{entry['delta']:+d}"
+            Text(printable(name)),
+            str(entry["baseline"]),
+            str(entry["candidate"]),
+            f"{entry['delta']:+d}",
         )
     return table

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from agentjudge.cases.loading import ARTIFACTS_DIR, timestamped
 from agentjudge.cases.outcome.status import PASSED, STATUS_RANK
+from agentjudge.printable import printable
 
 PATTERN_LIMIT = 120
 MAX_EXAMPLES = 3
@@ -135,14 +136,17 @@ def render_analysis(
         console.print(
             Text.assemble(
                 ("No failures to analyze", "green"),
-                f" in {analysis['results_file']} ({analysis['total_cases']} case(s) passed).",
+                printable(
+                    f" in {analysis['results_file']} ({analysis['total_cases']} case(s) passed)."
+                ),
             ),
             soft_wrap=True,
         )
     else:
         shown = clusters[:top_k] if top_k else clusters
         console.print(_cluster_table(analysis, shown), soft_wrap=True)
-    console.print(Text.assemble("Analysis saved to ", (str(saved_to), "green")), soft_wrap=True)
+    saved = Text.assemble("Analysis saved to ", (printable(str(saved_to)), "green"))
+    console.print(saved, soft_wrap=True)
 
 
 def _cluster_table(analysis: dict[str, Any], shown: list[dict[str, Any]]) -> Table:
@@ -162,10 +166,10 @@ def _cluster_table(analysis: dict[str, Any], shown: list[dict[str, Any]]) -> Tab
         listed = ", ".join(ids[:SHOWN_CASE_IDS]) + (", ..." if len(ids) > SHOWN_CASE_IDS else "")
         table.add_row(
             str(cluster["rank"]),
-            Text(str(cluster["status"])),
-            Text(cluster["kind"]),
-            Text(cluster["pattern"]),
+            Text(printable(str(cluster["status"]))),
+            Text(printable(cluster["kind"])),
+            Text(printable(cluster["pattern"])),
             str(cluster["count"]),
-            Text(listed),
+            Text(printable(listed)),
         )
     return table

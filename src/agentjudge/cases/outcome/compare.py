@@ -17,6 +17,7 @@ from rich.text import Text
 from agentjudge.cases.outcome.status import STATUS_RANK
 from agentjudge.errors import EXIT_INVALID, EXIT_OK, UsageError
 from agentjudge.files import read_json
+from agentjudge.printable import printable
 
 # A status we do not know ranks with error and missing: it is not evidence of a pass.
 _UNKNOWN_RANK = 3
@@ -294,8 +295,10 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
 
 
 def _say(console: Console, *parts: str | tuple[str, str]) -> None:
-    # Text, not markup: ids, paths and values from the files may hold "[" or ":name:".
-    console.print(Text.assemble(*parts), soft_wrap=True)
+    # Text, not markup: ids, paths and values from the files may hold "[" or ":name:";
+    # printable: a newline or escape in them would forge a line or restyle the console
+    shown = [printable(p) if isinstance(p, str) else (printable(p[0]), p[1]) for p in parts]
+    console.print(Text.assemble(*shown), soft_wrap=True)
 
 
 def _changes_table(changed: dict[str, dict[str, Any]]) -> Table:
@@ -304,9 +307,9 @@ def _changes_table(changed: dict[str, dict[str, Any]]) -> Table:
         table.add_column(header)
     for case_id, entry in changed.items():
         table.add_row(
-            Text(case_id),
-            Text(str(entry["baseline"])),
-            Text(str(entry["candidate"])),
+            Text(printable(case_id)),
+            Text(printable(str(entry["baseline"]))),
+            Text(printable(str(entry["candidate"]))),
             Text(entry["change"], style=_CHANGE_STYLE.get(entry["change"], "")),
         )
     return table
@@ -319,7 +322,7 @@ def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
         table.add_column(header, justify="right")
     for metric, entry in quality.items():
         table.add_row(
-            Text(metric),
+            Text(printable(metric)),
             _percent(entry["baseline_pass_rate"], ".0%"),
             _percent(entry["candidate_pass_rate"], ".0%"),
             _percent(entry.get("delta"), "+.0%"),
