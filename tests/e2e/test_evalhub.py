@@ -423,3 +423,23 @@ def test_a_job_with_invalid_files_names_each_with_its_rule(
     assert f"{runs / 'broken.json'}: $: not valid JSON" in message
     assert "[schema.json_invalid]" in message
     assert f"{runs / 'empty.json'}: $" in message
+
+
+def test_a_verdict_store_over_a_subagent_file_is_refused_before_judging(
+    tmp_path: Path, evalhub_url: str
+) -> None:
+    """child.json is not named: only root.json's ref reaches it, once loaded."""
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    child = (runs / "child.json").read_bytes()
+    parameters = {**ours(runs / "root.json"), "cache_path": str(runs / "child.json")}
+    with JudgeServer() as judge:
+        outcome = run_job(evalhub_url, judge, parameters, "store-over-child")
+        assert judge.log == []
+    job = outcome["job"]
+    assert job["status"]["state"] == "failed", outcome["logs"]
+    (bench,) = job["status"]["benchmarks"]
+    assert bench["error_message"]["message_code"] == "agentjudge_invalid_configuration"
+    message = bench["error_message"]["message"]
+    assert "the verdict store would overwrite the subagent trajectory" in message
+    assert str(runs / "child.json") in message
+    assert (runs / "child.json").read_bytes() == child
