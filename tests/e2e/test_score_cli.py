@@ -632,10 +632,12 @@ def test_two_runs_at_once_share_one_store(tmp_path: Path) -> None:
         assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 8 * 11 + 1
 
 
-def test_steps_that_ran_out_of_retries_get_a_second_round(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fault", ["500", "garbage"])
+def test_steps_that_ran_out_of_retries_get_a_second_round(tmp_path: Path, fault: str) -> None:
     runs = tree(tmp_path)
     # every request fails its first 3 arrivals: 2 attempts fail, and later 1 fails, 1 passes
-    with JudgeServer(Script(fail_first=3, fail_first_fault="500")) as judge:
+    # (a 200 that is no completion, "garbage", is met as a 5xx is)
+    with JudgeServer(Script(fail_first=3, fail_first_fault=fault)) as judge:  # type: ignore[arg-type]
         flags = [*judge_flags(judge), "--judge-max-attempts", "2", "-o", "out.json"]
         done = score(runs, *flags, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

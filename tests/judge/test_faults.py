@@ -78,15 +78,29 @@ def test_rate_limits_past_the_budget_end_the_call(server: JudgeServer) -> None:
     assert outcome.error == "http_429"
 
 
-@pytest.mark.parametrize("fault", ["500", "502", "503", "504", "drop"])
+FAILED_AS = {"drop": "transport_error", "garbage": "malformed_completion"}
+
+
+@pytest.mark.parametrize("fault", ["500", "502", "503", "504", "drop", "garbage"])
 def test_server_failures_spend_attempts(server: JudgeServer, fault: str) -> None:
+    # a 200 that is no completion ("garbage") is a failed call like a 5xx, not a verdict
     server.script = Script(fail_first=2, fail_first_fault=fault)  # type: ignore[arg-type]
     (ok,), client = judge(server.base_url, ["a [[score=0.7]]"], max_attempts=3)
     assert ok.verdict is not None
-    assert client.stats.retries == 2
+    assert ok.verdict.score == 0.7
+    assert (client.stats.retries, client.stats.errors) == (2, 2)
     server.script = Script(fail_first=2, fail_first_fault=fault)  # type: ignore[arg-type]
     (lost,), _ = judge(server.base_url, ["b"], max_attempts=2)
-    assert lost.error == ("transport_error" if fault == "drop" else f"http_{fault}")
+    assert lost.error == FAILED_AS.get(fault, f"http_{fault}")
+    assert not lost.protocol  # so a step that met it gets a second round
+
+
+def test_both_kinds_of_garbage_are_retried(server: JudgeServer) -> None:
+    server.script = Script(fail_first=6, fail_first_fault="garbage")
+    texts = [f"g{i} [[score=0.3]]" for i in range(8)]
+    outcomes, client = judge(server.base_url, texts, max_attempts=7)
+    assert [o.verdict.score if o.verdict else o.error for o in outcomes] == [0.3] * 8
+    assert (client.stats.retries, client.stats.protocol_errors) == (48, 0)
 
 
 @pytest.mark.parametrize("fault", ["hang", "dribble"])
@@ -99,15 +113,18 @@ def test_silence_and_dribbling_bodies_time_out(server: JudgeServer, fault: str) 
     assert time.monotonic() - started < 5
 
 
-@pytest.mark.parametrize(
-    ("malformed", "kind"), [("huge", "body_too_large"), ("html", "malformed_completion")]
-)
-def test_a_huge_or_html_answer_is_an_unusable_one(
-    server: JudgeServer, malformed: str, kind: str
-) -> None:
-    server.script = Script(malformed=malformed)  # type: ignore[arg-type]
+def test_a_huge_answer_is_an_unusable_one(server: JudgeServer) -> None:
+    server.script = Script(malformed="huge")
     (outcome,), _ = judge(server.base_url, ["a"])
-    assert (outcome.verdict, outcome.error, outcome.protocol) == (None, kind, True)
+    assert (outcome.verdict, outcome.error, outcome.protocol) == (None, "body_too_large", True)
+
+
+def test_an_html_200_is_a_failed_call(server: JudgeServer) -> None:
+    # a proxy's error page, sent with 200: no completion, retried as a 5xx is
+    server.script = Script(malformed="html")
+    (outcome,), client = judge(server.base_url, ["a"], max_attempts=3)
+    assert (outcome.error, outcome.protocol) == ("malformed_completion", False)
+    assert (client.stats.calls, client.stats.errors, client.stats.protocol_errors) == (3, 3, 0)
 
 
 def test_a_redirect_elsewhere_is_not_followed(server: JudgeServer) -> None:

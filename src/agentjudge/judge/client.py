@@ -38,6 +38,10 @@ PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request,
 MAX_ADAPTATIONS = 8
 # Unusable answers that the same request would get again: not retried.
 FINAL_PROTOCOL_ERRORS = frozenset({"answer_truncated", "judge_refused"})
+# A 200 that is no completion of the API at all (not JSON, or JSON of another shape): a
+# proxy or a server failing mid-answer, not the model's verdict, so it is met as a 5xx is
+# (retried with backoff, the failures counted against `max_attempts`, a second round).
+GARBLED_ANSWERS = frozenset({"empty_body", "malformed_completion"})
 PREFLIGHT_PROMPT = 'Reply with this JSON object only: {"reasoning": "ready", "score": 1}'
 PREFLIGHT_SCHEMA = {
     "type": "object",
@@ -288,14 +292,18 @@ class JudgeClient:
             # a 503 that says when to come back is a rate limit as much as a 429 is
             limited = status == 429 or (status == 503 and wait is not None)
             raise Retryable(kind, wait, message, rate_limited=limited)
-        self.stats.successes += 1
-        self._measures.success()
-        note = self.provider.accepted(http_request)
-        if note:
-            self._note(note)
         if body is None:
+            self._count_success(http_request)
             raise ProtocolError("body_too_large")
-        answer = self.provider.parse(status, body)
+        try:
+            answer = self.provider.parse(status, body)
+        except ProtocolError as exc:
+            if exc.kind not in GARBLED_ANSWERS:
+                self._count_success(http_request)
+                raise
+            self._count_error(exc.kind)
+            raise Retryable(exc.kind) from None
+        self._count_success(http_request)
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
@@ -317,6 +325,13 @@ class JudgeClient:
 
     def _note(self, text: str) -> None:
         self._say(f"judge {self.provider.name}/{self.provider.model}: {text}")
+
+    def _count_success(self, built: httpx.Request) -> None:
+        self.stats.successes += 1
+        self._measures.success()
+        note = self.provider.accepted(built)
+        if note:
+            self._note(note)
 
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1
