@@ -583,6 +583,62 @@ def test_damaged_store_records_are_judged_again(tmp_path: Path, server: JudgeSer
     assert third.returncode == 0
 
 
+@pytest.mark.parametrize("tampered", ["0.8", "1", True])
+def test_a_stored_score_that_is_no_number_is_judged_again(
+    tmp_path: Path, server: JudgeServer, tampered: object
+) -> None:
+    # a live judge answering "score": "0.8" is refused: so is a store holding one
+    runs = tree(tmp_path)
+    first = score(runs, *judge_flags(server), "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    with sqlite3.connect(tmp_path / "cache" / "verdicts.sqlite") as db:
+        rows = db.execute("SELECT key, record FROM verdicts").fetchall()
+        for key, record in rows:
+            forged = json.dumps({**json.loads(record), "score": tampered})
+            db.execute("UPDATE verdicts SET record = ? WHERE key = ?", (forged, key))
+    calls = len(server.log)
+    again = score(runs, *judge_flags(server), "-o", "b.json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(server.log) == calls + 6  # every forged record judged again
+    document = results(tmp_path / "b.json")
+    assert document["judge"]["store_rejected"] == 6
+    assert document["metrics"] == results(tmp_path / "a.json")["metrics"]
+
+
+def test_a_garbled_store_is_set_aside_and_judged_again(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    first = score(runs, *judge_flags(server), "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    with sqlite3.connect(store) as db:
+        (page_size,) = db.execute("PRAGMA page_size").fetchone()
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'verdicts'"
+        ).fetchone()
+    db.close()
+    # bytes flipped past the file's header, in the verdicts table's page: the store opens
+    # (its key index is whole), and the first verdict read finds the damage
+    data = bytearray(store.read_bytes())
+    start = (root - 1) * page_size
+    data[start : start + 8] = bytes(b ^ 0xFF for b in data[start : start + 8])
+    store.write_bytes(bytes(data))
+    calls = len(server.log)
+    again = score(runs, *judge_flags(server), "-o", "b.json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    notes = [line for line in again.stderr.splitlines() if "was damaged" in line]
+    assert len(notes) == 1, again.stderr
+    assert notes[0].startswith("note: verdict store")
+    assert len(server.log) == calls + 6
+    assert results(tmp_path / "b.json")["metrics"] == results(tmp_path / "a.json")["metrics"]
+    assert [p.name.split("-")[0] for p in store.parent.glob("*.damaged-*")] == [
+        "verdicts.sqlite.damaged"
+    ]
+    third = score(runs, *judge_flags(server), "-o", "c.json", cwd=tmp_path)
+    assert third.returncode == 0, third.stderr
+    assert len(server.log) == calls + 6  # the new store holds them all
+
+
 def test_a_file_that_is_not_a_verdict_store_is_refused_untouched(tmp_path: Path) -> None:
     write(tmp_path / "a.json", doc(2))
     notes = tmp_path / "notes.txt"

@@ -66,10 +66,8 @@ class JudgeSession:
 
     def __enter__(self) -> JudgeSession:
         if self.use_store:
-            self.store = VerdictStore(self.store_path or default_store_path())
-            damage = self.store.damage_line()
-            if damage is not None and self.on_note is not None:
-                self.on_note(damage)
+            # told of a damaged store set aside, found so at opening or later in the run
+            self.store = VerdictStore(self.store_path or default_store_path(), self.on_note)
         return self
 
     def __exit__(self, *exc: object) -> None:

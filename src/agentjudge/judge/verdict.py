@@ -119,12 +119,20 @@ def _object(content: str) -> dict[str, Any]:
 
 
 def _unit(value: Any, name: str) -> float:
+    return number_in(value, name, 0.0, 1.0)
+
+
+def number_in(value: Any, name: str, low: float, high: float) -> float:
+    """`value` as a float if it is a finite number (not a bool) in [low, high]; a
+    `ProtocolError` (`{name}_missing`, `_not_number`, `_out_of_range`) otherwise. The one
+    check of a number a judge gave, live or read back from the verdict store."""
     if value is None:
         raise ProtocolError(f"{name}_missing")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ProtocolError(f"{name}_not_number")
-    if (isinstance(value, float) and not math.isfinite(value)) or not 0.0 <= value <= 1.0:
-        raise ProtocolError(f"{name}_out_of_range", out_of_range(value, 0.0, 1.0))
+    # Compared before converting: an integer too large for a float must not raise.
+    if (isinstance(value, float) and not math.isfinite(value)) or not low <= value <= high:
+        raise ProtocolError(f"{name}_out_of_range", out_of_range(value, low, high))
     return float(value)
 
 
