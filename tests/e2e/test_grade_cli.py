@@ -435,3 +435,24 @@ def test_a_changed_dataset_is_graded_with_both_hashes_recorded(
     assert done.returncode == 1, done.stderr
     assert "the dataset changed since the traces were made" in done.stderr
     assert results(project / "out.json")["dataset_hash"] == traces["dataset_hash"]
+
+
+@pytest.mark.parametrize("source", ["environment", "dotenv"])
+def test_a_judge_echoing_the_key_has_it_written_nowhere(project: Path, source: str) -> None:
+    secret = "sk-echoed-grade-9d8e7f6a5b4c"
+    env: dict[str, str] = {}
+    if source == "dotenv":  # the project's own .env, as graph-agents-cli reads it
+        with (project / ".env").open("a") as dotenv:
+            dotenv.write(f"\nJUDGE_API_KEY={secret}\n")
+    else:
+        env["JUDGE_API_KEY"] = secret
+    with JudgeServer(Script(echo_credentials=True)) as judge:
+        flags = ["--output", "out.json", "--html", "out.html"]
+        done = grade(project, *flags, server=judge, **env)
+        sent = [e for e in judge.log if e.headers.get("authorization") == f"Bearer {secret}"]
+    assert sent  # the key was sent, and the judge quoted it back
+    assert "I was sent" in (project / "out.json").read_text()
+    store = project.parent / "cache" / "verdicts.sqlite"
+    written = [project / "out.json", project / "out.html", store]
+    everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()
+    assert secret.encode() not in everything

@@ -801,3 +801,32 @@ def test_the_console_says_where_a_failed_run_went_wrong(
     assert (failure["step_id"], failure["order"]) == (3, 4)  # after the subagent's 2 steps
     quiet = score(runs, *flags, "-o", "quiet.json", "--quiet", cwd=tmp_path)
     assert "Where it went wrong" not in quiet.stderr
+
+
+@pytest.mark.parametrize("source", ["key_file", "env", "url_password"])
+def test_a_judge_echoing_its_credentials_writes_them_nowhere(tmp_path: Path, source: str) -> None:
+    runs = tree(tmp_path)
+    secret = "sk-echoed-5f3a9c1e77d04b2a"
+    extra: dict[str, str] = {}
+    with JudgeServer(Script(echo_credentials=True)) as judge:
+        flags = judge_flags(judge)
+        url = judge.base_url
+        if source == "key_file":
+            (tmp_path / "key.txt").write_text(secret + "\n")
+            flags += ["--judge-api-key-file", str(tmp_path / "key.txt")]
+        elif source == "env":
+            extra["AGENTJUDGE_JUDGE_API_KEY"] = secret
+        else:  # sent as Basic authorization, echoed as such
+            flags[1] = url.replace("://", f"://judge:{secret}@")
+        done = score(runs, *flags, "-o", "out.json", "--html", "out.html",
+                     cwd=tmp_path, **extra)  # fmt: skip
+        echoed = [e for e in judge.log if e.outcome == "ok"]
+    assert done.returncode == 0, done.stderr
+    assert echoed  # the judge was sent the secret, and quoted what it was sent
+    document = results(tmp_path / "out.json")
+    assert "I was sent" in json.dumps(document)  # the rationales are kept ...
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    written = [tmp_path / "out.json", tmp_path / "out.html", store]
+    everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()
+    assert secret.encode() not in everything  # ... without the secret
+    assert secret[:12].encode() not in everything

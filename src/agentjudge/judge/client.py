@@ -29,7 +29,7 @@ from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.store_commits import StoreCommits
 from agentjudge.judge.telemetry import JudgeMetrics, Measures, RecordedMetrics
 from agentjudge.judge.transport import AiohttpTransport, TLSProblem, tls_context
-from agentjudge.judge.verdict import Verdict
+from agentjudge.judge.verdict import Verdict, without_secrets
 
 MAX_BODY_BYTES = 64 * 1024
 PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
@@ -115,6 +115,7 @@ class JudgeClient:
         self._metrics = JudgeMetrics(self.meter, self.metric_labels)
         self._measures: Measures = self.measures or self._metrics
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
+        self._secrets = self.provider.secrets
         self._commits = StoreCommits()
 
     async def aclose(self) -> None:
@@ -152,6 +153,8 @@ class JudgeClient:
                 self.stats.store_hits += 1
                 self.stats.verdicts += 1
                 verdict, tokens_in, tokens_out = stored
+                # a store written before verdicts were redacted may hold a key
+                verdict = without_secrets(verdict, self._secrets)
                 return JudgeOutcome(verdict, None, tokens_in, tokens_out, from_store=True)
             if stored is not None or self.store.unreadable != unreadable:
                 self._store_rejected(self.store)
@@ -202,7 +205,9 @@ class JudgeClient:
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
                 answer = await self._send(request)
-                verdict = _verdict(request, answer)
+                # redacted here, once: everything after (the store, the console, the
+                # results, the report) sees the verdict as it is kept
+                verdict = without_secrets(_verdict(request, answer), self._secrets)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
                 self._measures.protocol_error(exc.kind)

@@ -43,6 +43,7 @@ from agentjudge.testing.scripted import (
     CRITERION_MARKER,
     FAULT_MARKER,
     SCORE_MARKER,
+    Answer,
     Fault,
     Malformed,
     Prompt,
@@ -90,6 +91,9 @@ class Script:
     retry_after_date: bool = False  # a 429's Retry-After as an HTTP date, not in seconds
     redirect_to: str = "http://127.0.0.1:9"  # where a "redirect" fault sends the client
     dribble_seconds: float = 0.5  # between the bytes of a "dribble" fault's body
+    # every verdict's reasoning quotes the credentials the request came with (its key
+    # headers and its URL's query), as a judge tricked into echoing them would
+    echo_credentials: bool = False
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,8 @@ class JudgeServer:
             if script.latency:
                 await asyncio.sleep(script.latency)
             reply = answer(admitted, script.malformed, script.scores, arrival)
+            if script.echo_credentials:
+                reply = _echoing(reply, call)
             self._record(call, arrival, reply.outcome, 200)
             if script.malformed == "empty":
                 return web.Response(status=200, body=b"", content_type="application/json")
@@ -363,6 +369,24 @@ def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
         if draw / 0xFFFFFFFF < rate:
             return fault
     return None
+
+
+def _echoing(reply: Answer, call: _Call) -> Answer:
+    """`reply` whose texts (reasoning, rationale, reason) quote the call's credentials."""
+    if reply.verdict is None:
+        return reply
+    sent = [f"{name}: {call.headers[name]}" for name in _KEY_HEADERS if name in call.headers]
+    sent += [f"{name}={value}" for name, value in call.query.items()]
+    quoted = f" (I was sent {'; '.join(sent)})"
+    verdict = {
+        name: value + quoted if name in _TEXTS and isinstance(value, str) else value
+        for name, value in reply.verdict.items()
+    }
+    return Answer(json.dumps(verdict), verdict, reply.outcome)
+
+
+_KEY_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
+_TEXTS = frozenset({"reasoning", "rationale", "reason"})
 
 
 def _garbage(digest: str, arrival: int) -> web.Response:
