@@ -78,7 +78,8 @@ def score_trajectories(
         max_requests=config.max_judge_requests,
         metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
     )
-    with JudgeSession(settings, config.cache, config.cache_path, on_note) as session:
+    # the console's notes are quiet with --quiet: so are the rate-limit waits
+    with JudgeSession(settings, config.cache, config.cache_path, on_note, on_note) as session:
         roots = load_roots(config)
         if on_loaded is not None:
             on_loaded(len(roots))

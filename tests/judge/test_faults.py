@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import ipaddress
+import re
 import ssl
 import time
 from collections.abc import Iterator
@@ -196,3 +197,31 @@ def test_a_ca_bundle_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> Non
     for path in (tmp_path / "missing.pem", tmp_path / "bad.pem"):
         with pytest.raises(UsageError, match="cannot read the judge's CA bundle"):
             judge("https://127.0.0.1:9/v1", ["a"], ca_bundle=str(path))
+
+
+def test_a_judge_that_keeps_rate_limiting_says_what_calls_wait_for(server: JudgeServer) -> None:
+    server.script = Script(fail_first=1000, fail_first_fault="429", retry_after=0.05)
+    said: list[str] = []
+    texts = [f"r{i}" for i in range(4)]
+    outcomes, client = judge(
+        server.base_url,
+        texts,
+        on_wait=said.append,
+        retry_budget=2.0,
+        wait_note_after=0.5,
+        wait_note_every=0.6,
+    )
+    assert {o.error for o in outcomes} == {"http_429"}
+    assert client.stats.retries > 40  # many waits ...
+    assert 1 <= len(said) <= 4  # ... said now and then, not each time
+    assert said[0].startswith("judge openai-compatible/judge is rate-limiting calls (http_429")
+    assert re.search(r"waiting 0\.\d s to ask again; a call waits 2 s at most$", said[0])
+    assert client.notes == []  # a console line, not a note kept with the results
+
+
+def test_a_few_rate_limits_say_nothing(server: JudgeServer) -> None:
+    server.script = Script(fail_first=3, fail_first_fault="429", retry_after=0.05)
+    said: list[str] = []
+    (outcome,), _ = judge(server.base_url, ["a [[score=0.5]]"], on_wait=said.append)
+    assert outcome.verdict is not None
+    assert said == []

@@ -102,6 +102,7 @@ def grade_command(
         fail_on_unstable=fail_on_unstable,
         bootstrap_seed=0 if bootstrap_seed is None else bootstrap_seed,
         bootstrap_resamples=bootstrap_resamples or 1000,
+        quiet=quiet,
     )
     bar = Progress(
         TextColumn("judging"),

@@ -98,6 +98,12 @@ class JudgeClient:
     # what the provider adapted to, each said once (the console shows them as they come)
     notes: list[str] = field(default_factory=list)
     on_note: Callable[[str], None] | None = None
+    # told, while the judge keeps refusing calls with rate limits, what they wait for: once
+    # a call has waited `wait_note_after` seconds (or is asked to wait that long), then at
+    # most every `wait_note_every` seconds (a console line, not a kept note)
+    on_wait: Callable[[str], None] | None = None
+    wait_note_after: float = 10.0
+    wait_note_every: float = 30.0
 
     def __post_init__(self) -> None:
         self._limit = AdaptiveLimit(self.concurrency, self.provider.keeps_last_prompt)
@@ -116,6 +122,7 @@ class JudgeClient:
         self._measures: Measures = self.measures or self._metrics
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
         self._secrets = self.provider.secrets
+        self._next_wait_note = 0.0
         self._commits = StoreCommits()
 
     async def aclose(self) -> None:
@@ -227,7 +234,7 @@ class JudgeClient:
         for _ in range(MAX_ADAPTATIONS):
             try:
                 return await retried(
-                    partial(self._attempt, request), self._retry_policy, self._retry
+                    partial(self._attempt, request), self._retry_policy, self._retry, self._waiting
                 )
             except _Refused:
                 continue
@@ -240,6 +247,22 @@ class JudgeClient:
 
     def _retry(self) -> None:
         self.stats.retries += 1
+
+    def _waiting(self, failure: Retryable, policy: RetryPolicy) -> None:
+        """Say, now and then, that calls are waiting out the judge's rate limits."""
+        if self.on_wait is None or not failure.rate_limited:
+            return
+        if max(policy.limited_for, policy.delay) < self.wait_note_after:
+            return
+        now = time.monotonic()
+        if now < self._next_wait_note:
+            return
+        self._next_wait_note = now + self.wait_note_every
+        self.on_wait(
+            f"judge {self.provider.name}/{self.provider.model} is rate-limiting calls "
+            f"({failure.kind}, for {policy.limited_for:.0f} s): waiting {policy.delay:.1f} s "
+            f"to ask again; a call waits {policy.retry_budget:.0f} s at most"
+        )
 
     async def _attempt(self, request: JudgeRequest) -> Answer:
         key = "\n".join(m.content for m in request.messages) if self._limit.prefix_order else ""

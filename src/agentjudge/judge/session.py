@@ -57,11 +57,13 @@ class JudgeSession:
         use_store: bool,
         store_path: str | Path | None = None,
         on_note: Callable[[str], None] | None = None,
+        on_wait: Callable[[str], None] | None = None,
     ) -> None:
         self.settings = settings
         self.use_store = use_store
         self.store_path = store_path
         self.on_note = on_note
+        self.on_wait = on_wait  # what calls wait for while rate-limited (JudgeClient.on_wait)
         self.store: VerdictStore | None = None
 
     def __enter__(self) -> JudgeSession:
@@ -98,6 +100,7 @@ class JudgeSession:
             metric_labels=settings.metric_labels,
             ca_bundle=settings.ca_bundle,
             on_note=self.on_note,
+            on_wait=self.on_wait,
         )
 
     @contextlib.asynccontextmanager
