@@ -1,7 +1,8 @@
 """Benchmark: no verdict lost to a flaky judge, with the default settings.
 
 `agentjudge score` over a collection (100 trajectories x 20 steps) against our judge server
-answering 10% 429 (with Retry-After), 5% 500, 2% dropped connections and 1% never (a hang),
+answering 10% 429 (with Retry-After), 5% 500, 3% HTTP-200 garbage (no completion: cut-off
+JSON, or JSON of another shape), 2% dropped connections and 1% never (a hang),
 with nothing but the judge's URL and model given: every other setting is the default. Each
 run is seeded (the texts of its steps, hence which calls meet which fault) and compared with
 the same collection judged by a server without faults. Prints one JSON line:
@@ -25,7 +26,7 @@ from typing import Any
 
 from agentjudge.testing import JudgeServer, Script
 
-FAULTS = {"429": 0.10, "500": 0.05, "drop": 0.02, "hang": 0.01}
+FAULTS = {"429": 0.10, "500": 0.05, "garbage": 0.03, "drop": 0.02, "hang": 0.01}
 
 
 def collection(folder: Path, seed: int, trajectories: int, steps: int) -> Path:

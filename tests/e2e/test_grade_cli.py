@@ -435,3 +435,40 @@ def test_a_changed_dataset_is_graded_with_both_hashes_recorded(
     assert done.returncode == 1, done.stderr
     assert "the dataset changed since the traces were made" in done.stderr
     assert results(project / "out.json")["dataset_hash"] == traces["dataset_hash"]
+
+
+@pytest.mark.parametrize("source", ["environment", "dotenv"])
+def test_a_judge_echoing_the_key_has_it_written_nowhere(project: Path, source: str) -> None:
+    secret = "sk-echoed-grade-9d8e7f6a5b4c"
+    env: dict[str, str] = {}
+    if source == "dotenv":  # the project's own .env, as graph-agents-cli reads it
+        with (project / ".env").open("a") as dotenv:
+            dotenv.write(f"\nJUDGE_API_KEY={secret}\n")
+    else:
+        env["JUDGE_API_KEY"] = secret
+    with JudgeServer(Script(echo_credentials=True)) as judge:
+        flags = ["--output", "out.json", "--html", "out.html"]
+        done = grade(project, *flags, server=judge, **env)
+        sent = [e for e in judge.log if e.headers.get("authorization") == f"Bearer {secret}"]
+    assert sent  # the key was sent, and the judge quoted it back
+    assert "I was sent" in (project / "out.json").read_text()
+    store = project.parent / "cache" / "verdicts.sqlite"
+    written = [project / "out.json", project / "out.html", store]
+    everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()
+    assert secret.encode() not in everything
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_rate_limiting_judge_is_said_unless_quiet(project: Path, quiet: bool) -> None:
+    # every request is first refused with a wait long enough to be worth saying (11 s)
+    with JudgeServer(Script(fail_first=1, fail_first_fault="429", retry_after=11)) as judge:
+        flags = ["--output", "out.json", "--no-cache", *(["--quiet"] if quiet else [])]
+        done = grade(project, *flags, server=judge)
+    said = [line for line in done.stderr.splitlines() if "rate-limiting" in line]
+    if quiet:
+        assert said == []
+    else:
+        assert len(said) == 1, done.stderr  # said once, not for each call that waits
+        assert said[0].startswith("warning: judge openai-compatible/")
+        assert "(http_429, for 0 s): waiting 11." in said[0]
+    assert judge_scores(results(project / "out.json")) == PROJECT_JUDGE_SCORES

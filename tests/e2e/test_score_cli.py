@@ -583,6 +583,62 @@ def test_damaged_store_records_are_judged_again(tmp_path: Path, server: JudgeSer
     assert third.returncode == 0
 
 
+@pytest.mark.parametrize("tampered", ["0.8", "1", True])
+def test_a_stored_score_that_is_no_number_is_judged_again(
+    tmp_path: Path, server: JudgeServer, tampered: object
+) -> None:
+    # a live judge answering "score": "0.8" is refused: so is a store holding one
+    runs = tree(tmp_path)
+    first = score(runs, *judge_flags(server), "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    with sqlite3.connect(tmp_path / "cache" / "verdicts.sqlite") as db:
+        rows = db.execute("SELECT key, record FROM verdicts").fetchall()
+        for key, record in rows:
+            forged = json.dumps({**json.loads(record), "score": tampered})
+            db.execute("UPDATE verdicts SET record = ? WHERE key = ?", (forged, key))
+    calls = len(server.log)
+    again = score(runs, *judge_flags(server), "-o", "b.json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(server.log) == calls + 6  # every forged record judged again
+    document = results(tmp_path / "b.json")
+    assert document["judge"]["store_rejected"] == 6
+    assert document["metrics"] == results(tmp_path / "a.json")["metrics"]
+
+
+def test_a_garbled_store_is_set_aside_and_judged_again(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)
+    first = score(runs, *judge_flags(server), "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    with sqlite3.connect(store) as db:
+        (page_size,) = db.execute("PRAGMA page_size").fetchone()
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'verdicts'"
+        ).fetchone()
+    db.close()
+    # bytes flipped past the file's header, in the verdicts table's page: the store opens
+    # (its key index is whole), and the first verdict read finds the damage
+    data = bytearray(store.read_bytes())
+    start = (root - 1) * page_size
+    data[start : start + 8] = bytes(b ^ 0xFF for b in data[start : start + 8])
+    store.write_bytes(bytes(data))
+    calls = len(server.log)
+    again = score(runs, *judge_flags(server), "-o", "b.json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr
+    notes = [line for line in again.stderr.splitlines() if "was damaged" in line]
+    assert len(notes) == 1, again.stderr
+    assert notes[0].startswith("note: verdict store")
+    assert len(server.log) == calls + 6
+    assert results(tmp_path / "b.json")["metrics"] == results(tmp_path / "a.json")["metrics"]
+    assert [p.name.split("-")[0] for p in store.parent.glob("*.damaged-*")] == [
+        "verdicts.sqlite.damaged"
+    ]
+    third = score(runs, *judge_flags(server), "-o", "c.json", cwd=tmp_path)
+    assert third.returncode == 0, third.stderr
+    assert len(server.log) == calls + 6  # the new store holds them all
+
+
 def test_a_file_that_is_not_a_verdict_store_is_refused_untouched(tmp_path: Path) -> None:
     write(tmp_path / "a.json", doc(2))
     notes = tmp_path / "notes.txt"
@@ -632,10 +688,12 @@ def test_two_runs_at_once_share_one_store(tmp_path: Path) -> None:
         assert db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] >= 8 * 11 + 1
 
 
-def test_steps_that_ran_out_of_retries_get_a_second_round(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fault", ["500", "garbage"])
+def test_steps_that_ran_out_of_retries_get_a_second_round(tmp_path: Path, fault: str) -> None:
     runs = tree(tmp_path)
     # every request fails its first 3 arrivals: 2 attempts fail, and later 1 fails, 1 passes
-    with JudgeServer(Script(fail_first=3, fail_first_fault="500")) as judge:
+    # (a 200 that is no completion, "garbage", is met as a 5xx is)
+    with JudgeServer(Script(fail_first=3, fail_first_fault=fault)) as judge:  # type: ignore[arg-type]
         flags = [*judge_flags(judge), "--judge-max-attempts", "2", "-o", "out.json"]
         done = score(runs, *flags, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -743,3 +801,32 @@ def test_the_console_says_where_a_failed_run_went_wrong(
     assert (failure["step_id"], failure["order"]) == (3, 4)  # after the subagent's 2 steps
     quiet = score(runs, *flags, "-o", "quiet.json", "--quiet", cwd=tmp_path)
     assert "Where it went wrong" not in quiet.stderr
+
+
+@pytest.mark.parametrize("source", ["key_file", "env", "url_password"])
+def test_a_judge_echoing_its_credentials_writes_them_nowhere(tmp_path: Path, source: str) -> None:
+    runs = tree(tmp_path)
+    secret = "sk-echoed-5f3a9c1e77d04b2a"
+    extra: dict[str, str] = {}
+    with JudgeServer(Script(echo_credentials=True)) as judge:
+        flags = judge_flags(judge)
+        url = judge.base_url
+        if source == "key_file":
+            (tmp_path / "key.txt").write_text(secret + "\n")
+            flags += ["--judge-api-key-file", str(tmp_path / "key.txt")]
+        elif source == "env":
+            extra["AGENTJUDGE_JUDGE_API_KEY"] = secret
+        else:  # sent as Basic authorization, echoed as such
+            flags[1] = url.replace("://", f"://judge:{secret}@")
+        done = score(runs, *flags, "-o", "out.json", "--html", "out.html",
+                     cwd=tmp_path, **extra)  # fmt: skip
+        echoed = [e for e in judge.log if e.outcome == "ok"]
+    assert done.returncode == 0, done.stderr
+    assert echoed  # the judge was sent the secret, and quoted what it was sent
+    document = results(tmp_path / "out.json")
+    assert "I was sent" in json.dumps(document)  # the rationales are kept ...
+    store = tmp_path / "cache" / "verdicts.sqlite"
+    written = [tmp_path / "out.json", tmp_path / "out.html", store]
+    everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()
+    assert secret.encode() not in everything  # ... without the secret
+    assert secret[:12].encode() not in everything

@@ -102,7 +102,6 @@ def test_client_errors_are_not_retried() -> None:
         ("no_score", "score_missing"),
         ("out_of_range", "score_out_of_range"),
         ("bool_score", "score_not_number"),
-        ("empty", "empty_body"),
         ("huge", "body_too_large"),
     ],
 )
@@ -114,6 +113,14 @@ def test_protocol_errors_retried_once_then_surfaced(
     assert (outcome.verdict, outcome.error) == (None, kind)
     # a 200 with an unusable body is an HTTP success *and* a protocol error
     assert (client.stats.calls, client.stats.successes, client.stats.protocol_errors) == (2, 2, 2)
+
+
+def test_an_empty_200_is_a_failed_call_retried_like_a_5xx(server: JudgeServer) -> None:
+    server.script = Script(malformed="empty")
+    (outcome,), client = judge_all(server, ["a [[score=0.9]]"])
+    assert (outcome.verdict, outcome.error, outcome.protocol) == (None, "empty_body", False)
+    # every attempt of the default budget (4), none counted as an HTTP success
+    assert (client.stats.calls, client.stats.successes, client.stats.errors) == (4, 0, 4)
 
 
 def test_capacity_429s_with_retry_after_lose_nothing(server: JudgeServer) -> None:

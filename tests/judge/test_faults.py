@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import ipaddress
+import re
 import ssl
 import time
 from collections.abc import Iterator
@@ -78,15 +79,29 @@ def test_rate_limits_past_the_budget_end_the_call(server: JudgeServer) -> None:
     assert outcome.error == "http_429"
 
 
-@pytest.mark.parametrize("fault", ["500", "502", "503", "504", "drop"])
+FAILED_AS = {"drop": "transport_error", "garbage": "malformed_completion"}
+
+
+@pytest.mark.parametrize("fault", ["500", "502", "503", "504", "drop", "garbage"])
 def test_server_failures_spend_attempts(server: JudgeServer, fault: str) -> None:
+    # a 200 that is no completion ("garbage") is a failed call like a 5xx, not a verdict
     server.script = Script(fail_first=2, fail_first_fault=fault)  # type: ignore[arg-type]
     (ok,), client = judge(server.base_url, ["a [[score=0.7]]"], max_attempts=3)
     assert ok.verdict is not None
-    assert client.stats.retries == 2
+    assert ok.verdict.score == 0.7
+    assert (client.stats.retries, client.stats.errors) == (2, 2)
     server.script = Script(fail_first=2, fail_first_fault=fault)  # type: ignore[arg-type]
     (lost,), _ = judge(server.base_url, ["b"], max_attempts=2)
-    assert lost.error == ("transport_error" if fault == "drop" else f"http_{fault}")
+    assert lost.error == FAILED_AS.get(fault, f"http_{fault}")
+    assert not lost.protocol  # so a step that met it gets a second round
+
+
+def test_both_kinds_of_garbage_are_retried(server: JudgeServer) -> None:
+    server.script = Script(fail_first=6, fail_first_fault="garbage")
+    texts = [f"g{i} [[score=0.3]]" for i in range(8)]
+    outcomes, client = judge(server.base_url, texts, max_attempts=7)
+    assert [o.verdict.score if o.verdict else o.error for o in outcomes] == [0.3] * 8
+    assert (client.stats.retries, client.stats.protocol_errors) == (48, 0)
 
 
 @pytest.mark.parametrize("fault", ["hang", "dribble"])
@@ -99,15 +114,18 @@ def test_silence_and_dribbling_bodies_time_out(server: JudgeServer, fault: str) 
     assert time.monotonic() - started < 5
 
 
-@pytest.mark.parametrize(
-    ("malformed", "kind"), [("huge", "body_too_large"), ("html", "malformed_completion")]
-)
-def test_a_huge_or_html_answer_is_an_unusable_one(
-    server: JudgeServer, malformed: str, kind: str
-) -> None:
-    server.script = Script(malformed=malformed)  # type: ignore[arg-type]
+def test_a_huge_answer_is_an_unusable_one(server: JudgeServer) -> None:
+    server.script = Script(malformed="huge")
     (outcome,), _ = judge(server.base_url, ["a"])
-    assert (outcome.verdict, outcome.error, outcome.protocol) == (None, kind, True)
+    assert (outcome.verdict, outcome.error, outcome.protocol) == (None, "body_too_large", True)
+
+
+def test_an_html_200_is_a_failed_call(server: JudgeServer) -> None:
+    # a proxy's error page, sent with 200: no completion, retried as a 5xx is
+    server.script = Script(malformed="html")
+    (outcome,), client = judge(server.base_url, ["a"], max_attempts=3)
+    assert (outcome.error, outcome.protocol) == ("malformed_completion", False)
+    assert (client.stats.calls, client.stats.errors, client.stats.protocol_errors) == (3, 3, 0)
 
 
 def test_a_redirect_elsewhere_is_not_followed(server: JudgeServer) -> None:
@@ -179,3 +197,31 @@ def test_a_ca_bundle_that_cannot_be_read_is_a_usage_error(tmp_path: Path) -> Non
     for path in (tmp_path / "missing.pem", tmp_path / "bad.pem"):
         with pytest.raises(UsageError, match="cannot read the judge's CA bundle"):
             judge("https://127.0.0.1:9/v1", ["a"], ca_bundle=str(path))
+
+
+def test_a_judge_that_keeps_rate_limiting_says_what_calls_wait_for(server: JudgeServer) -> None:
+    server.script = Script(fail_first=1000, fail_first_fault="429", retry_after=0.05)
+    said: list[str] = []
+    texts = [f"r{i}" for i in range(4)]
+    outcomes, client = judge(
+        server.base_url,
+        texts,
+        on_wait=said.append,
+        retry_budget=2.0,
+        wait_note_after=0.5,
+        wait_note_every=0.6,
+    )
+    assert {o.error for o in outcomes} == {"http_429"}
+    assert client.stats.retries > 40  # many waits ...
+    assert 1 <= len(said) <= 4  # ... said now and then, not each time
+    assert said[0].startswith("judge openai-compatible/judge is rate-limiting calls (http_429")
+    assert re.search(r"waiting 0\.\d s to ask again; a call waits 2 s at most$", said[0])
+    assert client.notes == []  # a console line, not a note kept with the results
+
+
+def test_a_few_rate_limits_say_nothing(server: JudgeServer) -> None:
+    server.script = Script(fail_first=3, fail_first_fault="429", retry_after=0.05)
+    said: list[str] = []
+    (outcome,), _ = judge(server.base_url, ["a [[score=0.5]]"], on_wait=said.append)
+    assert outcome.verdict is not None
+    assert said == []

@@ -153,6 +153,50 @@ def test_a_damaged_store_is_set_aside_and_says_so(tmp_path: Path) -> None:
     assert line.startswith(f"verdict store {path} was damaged")
 
 
+def test_a_store_found_damaged_after_opening_is_set_aside_once(tmp_path: Path) -> None:
+    path = tmp_path / "v.sqlite"
+    first = VerdictStore(path)
+    first.put("k", Verdict(0.5, "fine"), 1, 1)
+    first.close()
+    with sqlite3.connect(path) as db:
+        (size,) = db.execute("PRAGMA page_size").fetchone()
+        (root,) = db.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'verdicts'"
+        ).fetchone()
+    db.close()
+    data = bytearray(path.read_bytes())  # the table's page only: the store still opens
+    data[(root - 1) * size : (root - 1) * size + 8] = b"\xff" * 8
+    path.write_bytes(bytes(data))
+    notes: list[str] = []
+    store = VerdictStore(path, on_note=notes.append)
+    assert (store.set_aside, notes) == (None, [])
+    assert store.get("k") is None  # the damage is met here, not at opening
+    assert store.set_aside is not None
+    assert store.set_aside.exists()
+    assert notes == [store.damage_line()]
+    store.put("k", Verdict(0.25, "again"), 1, 1)
+    assert len(store) == 1
+    assert store.has("k")
+    store.close()
+    assert notes == [store.damage_line()]  # said once
+    reopened = VerdictStore(path)
+    assert reopened.get("k") == (Verdict(0.25, "again"), 1, 1)
+    reopened.close()
+
+
+@pytest.mark.parametrize("forged", ['"0.8"', '"1"', "true", "1.5", "null"])
+def test_a_stored_score_is_never_converted(tmp_path: Path, forged: str) -> None:
+    store = VerdictStore(tmp_path / "v.sqlite")
+    fields = {"version": 1, "kind": "verdict", "reasoning": "", "fields": {}}
+    record = json.dumps({**fields, "input_tokens": 1, "output_tokens": 1})
+    record = record[:-1] + f', "score": {forged}}}'
+    store._db.execute("INSERT INTO verdicts VALUES ('k', ?)", (record,))
+    request = item_request(0)
+    stored = store.get("k")
+    assert stored is None or not request.accepts(stored[0])
+    store.close()
+
+
 @pytest.mark.parametrize(
     ("content", "said"),
     [

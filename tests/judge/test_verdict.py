@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from agentjudge.errors import ProtocolError
-from agentjudge.judge.verdict import MAX_RATIONALE_CHARS, parse_verdict
+from agentjudge.judge.providers import OpenAICompatible
+from agentjudge.judge.verdict import MAX_RATIONALE_CHARS, Verdict, parse_verdict, without_secrets
 
 
 @pytest.mark.parametrize(
@@ -47,3 +50,22 @@ def test_rationale_is_cut_and_extra_fields_kept() -> None:
     verdict = parse_verdict('{"reasoning": "%s", "score": 0.2, "category": "none"}' % ("x" * 5000))
     assert len(verdict.reasoning) == MAX_RATIONALE_CHARS
     assert verdict.fields == {"category": "none"}
+
+
+def test_a_verdict_keeps_no_secret_of_the_judge() -> None:
+    provider = OpenAICompatible(
+        "https://bob:pa%24%24word-77@judge.example/v1?key=AIzaQueryKey1234&api-version=2024",
+        "m",
+        api_key="sk-the-key-0123456789",
+    )
+    basic = base64.b64encode(b"bob:pa$$word-77").decode()
+    said = f"you sent Bearer sk-the-key-0123456789, Basic {basic}, key=AIzaQueryKey1234 and "
+    verdict = Verdict(0.5, said + "sk-the-key-01", {"notes": ["pa$$word-77"], "version": 2024})
+    clean = without_secrets(verdict, provider.secrets)
+    assert clean == Verdict(
+        0.5,
+        "you sent Bearer ***, Basic ***, key=*** and ***",  # a cut-off key's start too
+        {"notes": ["***"], "version": 2024},
+    )
+    plain = Verdict(0.9, "nothing to hide", {"category": "context_loss"})
+    assert without_secrets(plain, provider.secrets) is plain

@@ -78,6 +78,7 @@ class GradeOptions:
     concurrency: int = 16
     use_store: bool = True  # --no-cache turns it off
     store_path: str | None = None  # else the default path
+    quiet: bool = False  # --quiet: only the result (no line on rate-limit waits)
     samples: int | None = None  # judge answers per metric per case [judge.samples, else 1]
     temperature: float | None = None  # the judge's [judge.temperature, else 0]
     fail_on_unstable: bool = False  # an unstable case fails the gate (exit 1)
@@ -425,4 +426,5 @@ def _judging(options: GradeOptions) -> JudgingOptions:
         options.concurrency,
         options.use_store,
         options.store_path,
+        options.quiet,
     )

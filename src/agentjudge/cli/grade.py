@@ -107,6 +107,7 @@ def grade_command(
         reports=tuple(
             Named(flag, path) for flag, path in (("--junit", junit), ("--html", html)) if path
         ),
+        quiet=quiet,
     )
     bar = Progress(
         TextColumn("judging"),

@@ -29,7 +29,7 @@ from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.store_commits import StoreCommits
 from agentjudge.judge.telemetry import JudgeMetrics, Measures, RecordedMetrics
 from agentjudge.judge.transport import AiohttpTransport, TLSProblem, tls_context
-from agentjudge.judge.verdict import Verdict
+from agentjudge.judge.verdict import Verdict, without_secrets
 
 MAX_BODY_BYTES = 64 * 1024
 PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
@@ -38,6 +38,10 @@ PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request,
 MAX_ADAPTATIONS = 8
 # Unusable answers that the same request would get again: not retried.
 FINAL_PROTOCOL_ERRORS = frozenset({"answer_truncated", "judge_refused"})
+# A 200 that is no completion of the API at all (not JSON, or JSON of another shape): a
+# proxy or a server failing mid-answer, not the model's verdict, so it is met as a 5xx is
+# (retried with backoff, the failures counted against `max_attempts`, a second round).
+GARBLED_ANSWERS = frozenset({"empty_body", "malformed_completion"})
 PREFLIGHT_PROMPT = 'Reply with this JSON object only: {"reasoning": "ready", "score": 1}'
 PREFLIGHT_SCHEMA = {
     "type": "object",
@@ -94,6 +98,12 @@ class JudgeClient:
     # what the provider adapted to, each said once (the console shows them as they come)
     notes: list[str] = field(default_factory=list)
     on_note: Callable[[str], None] | None = None
+    # told, while the judge keeps refusing calls with rate limits, what they wait for: once
+    # a call has waited `wait_note_after` seconds (or is asked to wait that long), then at
+    # most every `wait_note_every` seconds (a console line, not a kept note)
+    on_wait: Callable[[str], None] | None = None
+    wait_note_after: float = 10.0
+    wait_note_every: float = 30.0
 
     def __post_init__(self) -> None:
         self._limit = AdaptiveLimit(self.concurrency, self.provider.keeps_last_prompt)
@@ -111,6 +121,8 @@ class JudgeClient:
         self._metrics = JudgeMetrics(self.meter, self.metric_labels)
         self._measures: Measures = self.measures or self._metrics
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
+        self._secrets = self.provider.secrets
+        self._next_wait_note = 0.0
         self._commits = StoreCommits()
 
     async def aclose(self) -> None:
@@ -148,6 +160,8 @@ class JudgeClient:
                 self.stats.store_hits += 1
                 self.stats.verdicts += 1
                 verdict, tokens_in, tokens_out = stored
+                # a store written before verdicts were redacted may hold a key
+                verdict = without_secrets(verdict, self._secrets)
                 return JudgeOutcome(verdict, None, tokens_in, tokens_out, from_store=True)
             if stored is not None or self.store.unreadable != unreadable:
                 self._store_rejected(self.store)
@@ -198,7 +212,9 @@ class JudgeClient:
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
                 answer = await self._send(request)
-                verdict = _verdict(request, answer)
+                # redacted here, once: everything after (the store, the console, the
+                # results, the report) sees the verdict as it is kept
+                verdict = without_secrets(_verdict(request, answer), self._secrets)
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
                 self._measures.protocol_error(exc.kind)
@@ -218,7 +234,7 @@ class JudgeClient:
         for _ in range(MAX_ADAPTATIONS):
             try:
                 return await retried(
-                    partial(self._attempt, request), self._retry_policy, self._retry
+                    partial(self._attempt, request), self._retry_policy, self._retry, self._waiting
                 )
             except _Refused:
                 continue
@@ -231,6 +247,22 @@ class JudgeClient:
 
     def _retry(self) -> None:
         self.stats.retries += 1
+
+    def _waiting(self, failure: Retryable, policy: RetryPolicy) -> None:
+        """Say, now and then, that calls are waiting out the judge's rate limits."""
+        if self.on_wait is None or not failure.rate_limited:
+            return
+        if max(policy.limited_for, policy.delay) < self.wait_note_after:
+            return
+        now = time.monotonic()
+        if now < self._next_wait_note:
+            return
+        self._next_wait_note = now + self.wait_note_every
+        self.on_wait(
+            f"judge {self.provider.name}/{self.provider.model} is rate-limiting calls "
+            f"({failure.kind}, for {policy.limited_for:.0f} s): waiting {policy.delay:.1f} s "
+            f"to ask again; a call waits {policy.retry_budget:.0f} s at most"
+        )
 
     async def _attempt(self, request: JudgeRequest) -> Answer:
         key = "\n".join(m.content for m in request.messages) if self._limit.prefix_order else ""
@@ -288,14 +320,18 @@ class JudgeClient:
             # a 503 that says when to come back is a rate limit as much as a 429 is
             limited = status == 429 or (status == 503 and wait is not None)
             raise Retryable(kind, wait, message, rate_limited=limited)
-        self.stats.successes += 1
-        self._measures.success()
-        note = self.provider.accepted(http_request)
-        if note:
-            self._note(note)
         if body is None:
+            self._count_success(http_request)
             raise ProtocolError("body_too_large")
-        answer = self.provider.parse(status, body)
+        try:
+            answer = self.provider.parse(status, body)
+        except ProtocolError as exc:
+            if exc.kind not in GARBLED_ANSWERS:
+                self._count_success(http_request)
+                raise
+            self._count_error(exc.kind)
+            raise Retryable(exc.kind) from None
+        self._count_success(http_request)
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
@@ -317,6 +353,13 @@ class JudgeClient:
 
     def _note(self, text: str) -> None:
         self._say(f"judge {self.provider.name}/{self.provider.model}: {text}")
+
+    def _count_success(self, built: httpx.Request) -> None:
+        self.stats.successes += 1
+        self._measures.success()
+        note = self.provider.accepted(built)
+        if note:
+            self._note(note)
 
     def _count_error(self, kind: str) -> None:
         self.stats.errors += 1

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentjudge.errors import ProtocolError
 from agentjudge.judge.binary_verdict import TokenChoice, parse_binary_answer
 from agentjudge.judge.category_pick import parse_category_pick
 from agentjudge.judge.scaled import parse_scaled_verdict
@@ -16,6 +16,7 @@ from agentjudge.judge.taxonomy import CATEGORIES
 from agentjudge.judge.verdict import (
     MAX_RATIONALE_CHARS,
     Verdict,
+    number_in,
     parse_category,
     parse_criteria_verdict,
     parse_decisive,
@@ -122,12 +123,11 @@ def _chosen(value: object, choices: tuple[int, ...]) -> bool:
 
 
 def _within(value: object, low: float, high: float) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and low <= value <= high
-    )
+    try:
+        number_in(value, "score", low, high)
+    except ProtocolError:
+        return False
+    return True
 
 
 _SCHEMA_TEXT: dict[int, tuple[dict[str, Any] | None, str]] = {}

@@ -57,6 +57,17 @@ class RetryPolicy:
         self._deadline: float | None = None
         self.delay = 0.0
 
+    @property
+    def limited_for(self) -> float:
+        """Seconds since this call's first rate limit (0 before one)."""
+        if self._deadline is None:
+            return 0.0
+        return time.monotonic() - (self._deadline - self._retry_budget)
+
+    @property
+    def retry_budget(self) -> float:
+        return self._retry_budget
+
     def exhausted(self, exc: Retryable) -> bool:
         """Count `exc`; True when the call must give up, else `delay` is the wait."""
         if exc.rate_limited:
@@ -88,10 +99,11 @@ async def retried(
     attempt: Callable[[], Awaitable[T]],
     policy: Callable[[], RetryPolicy],
     on_retry: Callable[[], None],
+    on_wait: Callable[[Retryable, RetryPolicy], None] | None = None,
 ) -> T:
     """What `attempt()` returns, tried again on `Retryable` as a new `policy()` says (and
-    `on_retry()` before each retry); a `JudgeError` of the last failure's kind when the
-    policy gives up."""
+    `on_retry()` before each retry, `on_wait(failure, policy)` before each wait, the
+    policy's `delay`); a `JudgeError` of the last failure's kind when the policy gives up."""
     try:
         # most calls succeed at once: only a failed call pays for the retry machinery
         return await attempt()
@@ -100,11 +112,20 @@ async def retried(
     retries = policy()
     if retries.exhausted(first):
         raise JudgeError(first.kind, first.message)
+
+    def waiting(state: RetryCallState) -> None:
+        failure = state.outcome.exception() if state.outcome else None
+        if on_wait is not None and isinstance(failure, Retryable):
+            on_wait(failure, retries)
+
+    if on_wait is not None:
+        on_wait(first, retries)
     await asyncio.sleep(retries.delay)
     retrying = AsyncRetrying(
         stop=retries.stop,
         wait=lambda _: retries.delay,
         retry=retry_if_exception_type(Retryable),
+        before_sleep=waiting,
         reraise=True,
     )
     try:

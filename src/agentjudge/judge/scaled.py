@@ -11,12 +11,11 @@ kind (the reply itself is never put in the error), and the case is not scored.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from agentjudge.errors import ProtocolError
-from agentjudge.judge.verdict import Verdict, out_of_range
+from agentjudge.judge.verdict import Verdict, number_in
 
 MIN_SCORE = 1.0
 MAX_ENUM_SCALE = 100  # a longer enum helps no judge
@@ -71,12 +70,7 @@ def _in_scale(value: Any, scale: float) -> float:
             value = float(value.strip())
         except ValueError:
             raise ProtocolError("score_not_number") from None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ProtocolError("score_not_number")
-    # Compared before converting: an integer too large for a float must not raise.
-    if (isinstance(value, float) and not math.isfinite(value)) or not MIN_SCORE <= value <= scale:
-        raise ProtocolError("score_out_of_range", out_of_range(value, MIN_SCORE, scale))
-    return float(value)
+    return number_in(value, "score", MIN_SCORE, scale)
 
 
 def case_score_schema(scale: float) -> dict[str, Any]:

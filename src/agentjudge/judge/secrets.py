@@ -3,11 +3,12 @@ and the redaction of whatever might carry one (URLs, a server's error messages).
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from agentjudge.errors import UsageError
 
@@ -69,11 +70,38 @@ def redact_endpoint(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, urlencode(query), ""))
 
 
+def endpoint_secrets(url: str) -> list[str]:
+    """The credentials a judge endpoint carries: its user info (as written, decoded, and
+    as the Basic authorization it is sent as) and its query's values but `api-version`'s."""
+    parts = urlsplit(url)
+    found: list[str] = []
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rsplit("@", 1)[0]
+        user, _, password = userinfo.partition(":")
+        plain = f"{unquote(user)}:{unquote(password)}"
+        found += [userinfo, plain, base64.b64encode(plain.encode()).decode()]
+        found += [password, unquote(password)] if password else []
+    found += [v for k, v in parse_qsl(parts.query) if k.lower() not in _SHOWN_QUERY]
+    return found
+
+
+def redact_secrets(text: str, secrets: Iterable[str]) -> str:
+    """`text` with each of `secrets` (of 4 characters or more) replaced by `***`, and a
+    secret's start that ends `text` too (what was left of it where the text was cut)."""
+    for secret in secrets:
+        if len(secret) < 4:
+            continue
+        text = text.replace(secret, "***")
+        for length in range(len(secret) - 1, 3, -1):
+            if text.endswith(secret[:length]):
+                text = text[:-length] + "***"
+                break
+    return text
+
+
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """`text` with each of `secrets`, URL credentials, bearer tokens and strings shaped like
     well-known API keys replaced by `***` (a server's error message may echo any of them)."""
-    for secret in secrets:
-        if len(secret) >= 4:
-            text = text.replace(secret, "***")
+    text = redact_secrets(text, secrets)
     text = _URL_CREDENTIALS.sub(r"\1***@", text)
     return _KEY_LIKE.sub("***", text)

@@ -57,19 +57,19 @@ class JudgeSession:
         use_store: bool,
         store_path: str | Path | None = None,
         on_note: Callable[[str], None] | None = None,
+        on_wait: Callable[[str], None] | None = None,
     ) -> None:
         self.settings = settings
         self.use_store = use_store
         self.store_path = store_path
         self.on_note = on_note
+        self.on_wait = on_wait  # what calls wait for while rate-limited (JudgeClient.on_wait)
         self.store: VerdictStore | None = None
 
     def __enter__(self) -> JudgeSession:
         if self.use_store:
-            self.store = VerdictStore(self.store_path or default_store_path())
-            damage = self.store.damage_line()
-            if damage is not None and self.on_note is not None:
-                self.on_note(damage)
+            # told of a damaged store set aside, found so at opening or later in the run
+            self.store = VerdictStore(self.store_path or default_store_path(), self.on_note)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -100,6 +100,7 @@ class JudgeSession:
             metric_labels=settings.metric_labels,
             ca_bundle=settings.ca_bundle,
             on_note=self.on_note,
+            on_wait=self.on_wait,
         )
 
     @contextlib.asynccontextmanager

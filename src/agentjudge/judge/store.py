@@ -11,12 +11,15 @@ client commits the verdicts of the calls that return within 20 ms of each other 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -24,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agentjudge.errors import UsageError
 from agentjudge.judge.stats import ClientStats
 from agentjudge.judge.verdict import Verdict
+
+T = TypeVar("T")
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 OPEN_PATIENCE = 30.0  # seconds to wait for other runs opening the same store
@@ -36,9 +41,13 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 
 class StoredVerdict(BaseModel):
-    """One stored verdict. `version` changes when the record's meaning does."""
+    """One stored verdict. `version` changes when the record's meaning does.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Strict: `put` writes numbers as numbers, so a score stored as `"0.8"` or `true` was
+    written by something else and is refused, never converted (the request's `accepts`
+    then holds what is left to the checks of a live answer)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     version: Literal[1] = 1
     kind: Literal["verdict"] = "verdict"
@@ -104,30 +113,66 @@ class VerdictStore:
     """A small key-value store of verdicts; safe to share between concurrent runs.
 
     Opening it checks that it is one and can be written (a `UsageError` naming the fix
-    otherwise: exit 3 before any judge call); a store damaged beyond reading (a power loss)
-    is set aside as `*.damaged-PID` and a new one begun, which `set_aside` says. A record
-    that cannot be read back is ignored (judged again) and counted in `unreadable`.
+    otherwise: exit 3 before any judge call); a store damaged beyond reading (a power loss,
+    bytes overwritten), found so when it is opened or at any read or commit later, is set
+    aside as `*.damaged-PID` and a new one begun, which `set_aside` says and `on_note` is
+    told. A record that cannot be read back is ignored (judged again) and counted in
+    `unreadable`.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, on_note: Callable[[str], None] | None = None) -> None:
         self.path = Path(path)
         self.set_aside: Path | None = None
         self.unreadable = 0
+        self.on_note = on_note
+        self._inode: int | None = None  # of the file this connection opened
         _check_path(self.path)
         try:
             self._db = self._open_shared()
         except sqlite3.DatabaseError as exc:
             if not _damaged(exc):
                 raise _cannot(self.path, exc) from None
-            # Every verdict in it can be judged again (a store, not a record): one damaged (say
-            # by a power loss) is set aside, not fatal.
-            self.set_aside = self.path.with_name(f"{self.path.name}.damaged-{os.getpid()}")
-            self.path.replace(self.set_aside)
-            try:
-                self._db = self._open_shared()
-            except sqlite3.DatabaseError as again:
-                raise _cannot(self.path, again) from None
+            self._begin_anew()
         self._held: dict[str, str] = {}  # key -> record, put but not yet committed
+
+    def _begin_anew(self) -> None:
+        """Set the damaged store aside and open a new one in its place. Every verdict in it
+        can be judged again (a store, not a record): damage is not fatal."""
+        opened, self._inode = self._inode, None
+        if opened is not None:  # found damaged after it was opened: this connection goes
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        self.set_aside = self.path.with_name(f"{self.path.name}.damaged-{os.getpid()}")
+        try:
+            current: int | None = self.path.stat().st_ino
+        except OSError:
+            current = None
+        # another run sharing the store may have set it aside already: its new one stays
+        if current is not None and opened in (None, current):
+            self.path.replace(self.set_aside)
+            # its log goes with it, or the new store would be read through it
+            for suffix in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.with_name(self.path.name + suffix).replace(
+                        self.set_aside.with_name(self.set_aside.name + suffix)
+                    )
+        try:
+            self._db = self._open_shared()
+        except sqlite3.DatabaseError as again:
+            raise _cannot(self.path, again) from None
+        line = self.damage_line()
+        if line is not None and self.on_note is not None:
+            self.on_note(line)
+
+    def _guarded(self, action: Callable[[], T]) -> T:
+        """`action()`, done again on a new store if it finds this one damaged."""
+        try:
+            return action()
+        except sqlite3.DatabaseError as exc:
+            if not _damaged(exc):
+                raise
+        self._begin_anew()
+        return action()
 
     def _open_shared(self) -> sqlite3.Connection:
         """`_open`, waiting for other runs opening the same store at the same moment:
@@ -161,6 +206,7 @@ class VerdictStore:
             # proof that it can be written, before any judge call
             db.execute("BEGIN IMMEDIATE")
             db.execute("ROLLBACK")
+            self._inode = self.path.stat().st_ino
         except BaseException:
             db.close()
             raise
@@ -180,7 +226,9 @@ class VerdictStore:
         read back: not JSON, another format version; counted in `unreadable`)."""
         text = self._held.get(key)
         if text is None:
-            row = self._db.execute("SELECT record FROM verdicts WHERE key = ?", (key,)).fetchone()
+            row = self._guarded(
+                partial(self._row, "SELECT record FROM verdicts WHERE key = ?", (key,))
+            )
             if row is None:
                 return None
             text = row[0]
@@ -196,8 +244,14 @@ class VerdictStore:
         """Whether a verdict is held or stored under `key` (without reading it)."""
         if key in self._held:
             return True
-        row = self._db.execute("SELECT 1 FROM verdicts WHERE key = ?", (key,)).fetchone()
-        return row is not None
+        return (
+            self._guarded(partial(self._row, "SELECT 1 FROM verdicts WHERE key = ?", (key,)))
+            is not None
+        )
+
+    def _row(self, query: str, parameters: tuple[str, ...]) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = self._db.execute(query, parameters).fetchone()
+        return row
 
     def put(self, key: str, verdict: Verdict, input_tokens: int, output_tokens: int) -> None:
         """Hold a verdict until the next `flush` (`get` sees it at once)."""
@@ -220,19 +274,25 @@ class VerdictStore:
         if not self._held:
             return
         held, self._held = self._held, {}
+        self._guarded(partial(self._commit, held))
+
+    def _commit(self, held: dict[str, str]) -> None:
         self._db.execute("BEGIN")
         try:
             self._db.executemany(
                 "INSERT OR REPLACE INTO verdicts (key, record) VALUES (?, ?)", held.items()
             )
         except BaseException:
-            self._db.execute("ROLLBACK")
+            # a damaged file may refuse the rollback too: the commit's own error is the one
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
 
     def __len__(self) -> int:
         self.flush()
-        return int(self._db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+        counted = self._guarded(partial(self._row, "SELECT COUNT(*) FROM verdicts", ()))
+        return int(counted[0]) if counted else 0
 
     def close(self) -> None:
         self.flush()

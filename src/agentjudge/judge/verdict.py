@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentjudge.errors import ProtocolError
+from agentjudge.judge.secrets import redact_secrets
 from agentjudge.judge.taxonomy import CATEGORIES
 
 MAX_RATIONALE_CHARS = 2000
@@ -31,6 +32,37 @@ class Verdict:
     reasoning: str = ""
     fields: dict[str, Any] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
+
+
+def without_secrets(verdict: Verdict, secrets: tuple[str, ...]) -> Verdict:
+    """`verdict` with each of `secrets` redacted from its reasoning and every text in its
+    fields: a judge may echo the key it was sent, and a verdict is printed, stored and
+    written. The same verdict when none is there (the usual case, kept cheap)."""
+    texts = [verdict.reasoning, *_texts(verdict.fields)]
+    if not any(text != redact_secrets(text, secrets) for text in texts):
+        return verdict
+    reasoning = redact_secrets(verdict.reasoning, secrets)
+    return Verdict(verdict.score, reasoning, _redacted(verdict.fields, secrets), verdict.scores)
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.items() for part in item for text in _texts(part)]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []
+
+
+def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return redact_secrets(value, secrets)
+    if isinstance(value, dict):
+        return {_redacted(k, secrets): _redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item, secrets) for item in value]
+    return value
 
 
 def parse_verdict(content: str) -> Verdict:
@@ -119,12 +151,20 @@ def _object(content: str) -> dict[str, Any]:
 
 
 def _unit(value: Any, name: str) -> float:
+    return number_in(value, name, 0.0, 1.0)
+
+
+def number_in(value: Any, name: str, low: float, high: float) -> float:
+    """`value` as a float if it is a finite number (not a bool) in [low, high]; a
+    `ProtocolError` (`{name}_missing`, `_not_number`, `_out_of_range`) otherwise. The one
+    check of a number a judge gave, live or read back from the verdict store."""
     if value is None:
         raise ProtocolError(f"{name}_missing")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ProtocolError(f"{name}_not_number")
-    if (isinstance(value, float) and not math.isfinite(value)) or not 0.0 <= value <= 1.0:
-        raise ProtocolError(f"{name}_out_of_range", out_of_range(value, 0.0, 1.0))
+    # Compared before converting: an integer too large for a float must not raise.
+    if (isinstance(value, float) and not math.isfinite(value)) or not low <= value <= high:
+        raise ProtocolError(f"{name}_out_of_range", out_of_range(value, low, high))
     return float(value)
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 
-from agentjudge.judge.client import JudgeOutcome
+from agentjudge.judge.client import GARBLED_ANSWERS, JudgeOutcome
 
-# What may pass: a call that got no answer, or the server's (5xx, 429, 408, 409). A refusal
-# (401, 404, 400...) or an unusable answer would be the same the second time.
-_TRANSIENT = frozenset({"timeout", "transport_error", "http_408", "http_409", "http_429"})
+# What may pass: a call that got no answer, or the server's (5xx, 429, 408, 409, a 200 that
+# is no completion). A refusal (401, 404, 400...) or an unusable verdict would be the same
+# the second time.
+_TRANSIENT = GARBLED_ANSWERS | {"timeout", "transport_error", "http_408", "http_409", "http_429"}
 
 
 def worth_another_try(outcome: JudgeOutcome) -> bool:

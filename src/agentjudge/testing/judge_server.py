@@ -2,9 +2,10 @@
 
 It serves over real HTTP on 127.0.0.1 and can be told to be slow, to be full (429 with
 Retry-After beyond a concurrency capacity), to fail (429/500/503/529, dropped connections,
-hangs) and to answer badly (non-JSON, no score, a score out of range or a bool, an empty
-200, a body over 64 KiB). Its verdicts are scripted by markers in the request
-(`agentjudge.testing.scripted`), so tests know the right answer.
+hangs, a 200 that is no completion at all: "garbage") and to answer badly (non-JSON, no
+score, a score out of range or a bool, an empty 200, a body over 64 KiB). Its verdicts are
+scripted by markers in the request (`agentjudge.testing.scripted`), so tests know the
+right answer.
 
 By default it speaks a permissive OpenAI-compatible `/v1/chat/completions` and
 `/v1/models`. Told to mimic an API (`mimic="openai"`, "azure", "anthropic", "gemini",
@@ -42,6 +43,7 @@ from agentjudge.testing.scripted import (
     CRITERION_MARKER,
     FAULT_MARKER,
     SCORE_MARKER,
+    Answer,
     Fault,
     Malformed,
     Prompt,
@@ -89,6 +91,9 @@ class Script:
     retry_after_date: bool = False  # a 429's Retry-After as an HTTP date, not in seconds
     redirect_to: str = "http://127.0.0.1:9"  # where a "redirect" fault sends the client
     dribble_seconds: float = 0.5  # between the bytes of a "dribble" fault's body
+    # every verdict's reasoning quotes the credentials the request came with (its key
+    # headers and its URL's query), as a judge tricked into echoing them would
+    echo_credentials: bool = False
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,8 @@ class JudgeServer:
             if script.latency:
                 await asyncio.sleep(script.latency)
             reply = answer(admitted, script.malformed, script.scores, arrival)
+            if script.echo_credentials:
+                reply = _echoing(reply, call)
             self._record(call, arrival, reply.outcome, 200)
             if script.malformed == "empty":
                 return web.Response(status=200, body=b"", content_type="application/json")
@@ -286,7 +293,9 @@ class JudgeServer:
         self, request: web.Request, fault: Fault, call: _Call, arrival: int
     ) -> web.StreamResponse:
         dropped = fault in ("drop", "hang")
-        status = {"dribble": 200, "redirect": 307}.get(fault, 0 if dropped else None)
+        status = {"dribble": 200, "garbage": 200, "redirect": 307}.get(
+            fault, 0 if dropped else None
+        )
         self._record(call, arrival, fault, int(fault) if status is None else status)
         if fault == "hang":
             await asyncio.sleep(self.script.hang_seconds)
@@ -297,6 +306,8 @@ class JudgeServer:
             return web.Response(status=499)
         if fault == "dribble":
             return await self._dribble(request)
+        if fault == "garbage":
+            return _garbage(call.digest, arrival)
         if fault == "redirect":
             target = self.script.redirect_to + request.path
             raise web.HTTPTemporaryRedirect(target)
@@ -358,6 +369,34 @@ def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
         if draw / 0xFFFFFFFF < rate:
             return fault
     return None
+
+
+def _echoing(reply: Answer, call: _Call) -> Answer:
+    """`reply` whose texts (reasoning, rationale, reason) quote the call's credentials."""
+    if reply.verdict is None:
+        return reply
+    sent = [f"{name}: {call.headers[name]}" for name in _KEY_HEADERS if name in call.headers]
+    sent += [f"{name}={value}" for name, value in call.query.items()]
+    quoted = f" (I was sent {'; '.join(sent)})"
+    verdict = {
+        name: value + quoted if name in _TEXTS and isinstance(value, str) else value
+        for name, value in reply.verdict.items()
+    }
+    return Answer(json.dumps(verdict), verdict, reply.outcome)
+
+
+_KEY_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key")
+_TEXTS = frozenset({"reasoning", "rationale", "reason"})
+
+
+def _garbage(digest: str, arrival: int) -> web.Response:
+    """A 200 that is no chat completion, of one of two kinds (by a hash, like the faults):
+    JSON cut off mid-way, or JSON of another shape (a proxy's own status object)."""
+    if hashlib.sha256(f"garbage:{digest}:{arrival}".encode()).digest()[0] % 2:
+        body = b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "{\\"sco'
+    else:
+        body = b'{"status": "ok", "upstream": "pending"}'
+    return web.Response(status=200, body=body, content_type="application/json")
 
 
 def _respond(

@@ -3,7 +3,7 @@
 A marker `[[score=0.25]]` or `[[category=context_loss]]` in the last message decides the
 verdict (the last marker counts: a step comes after its context), otherwise a hash of the
 message does, so tests know the right answer. `[[fault=503]]` (or 429, 500, 529, drop,
-hang) fails every request carrying it; `[[category_fault=...]]` only categorization
+hang, garbage) fails every request carrying it; `[[category_fault=...]]` only categorization
 requests. Asked for several criteria, it answers `{"scores": ...}` (`[[score.NAME=X]]` sets
 one); asked to derive criteria, it answers two (`[[rubric=bad]]` in the task gets an
 unusable one). `[[samples=0.2,0.9,0.5]]` scripts repeated identical requests (a judge's
@@ -29,15 +29,18 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 # 5xx and 429 answers; a dropped connection; an accepted request never answered; an answer
-# whose headers come and whose body then dribbles; a redirect to another server
-Fault = Literal["429", "500", "502", "503", "504", "529", "drop", "hang", "dribble", "redirect"]
+# whose headers come and whose body then dribbles; a redirect to another server; a 200 whose
+# body is no answer of the API (cut-off JSON, or JSON of another shape: a broken proxy's)
+Fault = Literal[
+    "429", "500", "502", "503", "504", "529", "drop", "hang", "dribble", "redirect", "garbage"
+]
 # a 10 MB answer ("huge"), and a 200 of HTML (a proxy's error page) besides the rest
 Malformed = Literal["non_json", "no_score", "out_of_range", "bool_score", "empty", "huge", "html"]
 
 SCORE_MARKER = re.compile(r"\[\[score=([0-9.]+)\]\]")
 CATEGORY_MARKER = re.compile(r"\[\[category=([a-z_]+)\]\]")
 FAULT_MARKER = re.compile(
-    r"\[\[(category_)?fault=(429|500|502|503|504|529|drop|hang|dribble|redirect)\]\]"
+    r"\[\[(category_)?fault=(429|500|502|503|504|529|drop|hang|dribble|redirect|garbage)\]\]"
 )
 SAMPLES_MARKER = re.compile(r"\[\[samples=([0-9.]+(?:,[0-9.]+)*)\]\]")
 DECISIVE_MARKER = re.compile(r"\[\[decisive=(\d+|bad)\]\]")

@@ -52,6 +52,7 @@ class JudgingOptions:
     concurrency: int
     use_store: bool  # read and write the verdict store
     store_path: str | None
+    quiet: bool = False  # --quiet: no line on calls waiting out rate limits
 
 
 @dataclass(frozen=True, slots=True)

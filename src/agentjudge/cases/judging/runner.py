@@ -66,7 +66,8 @@ def run_metrics(
     job = _Job(judge, judge_items, custom_items, root, command, own_judge, provider, _env(judge))
     settings = JudgeSettings(options.concurrency, options.call_timeout, ca_bundle=options.ca_bundle)
     use_store = bool(judge_items) and options.use_store and not is_fake(judge.provider)
-    session = JudgeSession(settings, use_store, options.store_path, note)
+    waits = None if options.quiet else note
+    session = JudgeSession(settings, use_store, options.store_path, note, waits)
     with session:  # the verdict store is open this long
         results, stats, used = session.run(job.run_within(options, session, advance))
     if used is None:

@@ -19,7 +19,7 @@ import orjson
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.binary_verdict import TokenChoice
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.secrets import redact, redact_endpoint
+from agentjudge.judge.secrets import endpoint_secrets, redact, redact_endpoint
 
 RetryDecision = Literal["rate_limit", "transient", "no"]
 MAX_ERROR_CHARS = 500  # of a server's own error message, kept in results and the console
@@ -73,6 +73,12 @@ class Provider:
         return f"{type(self).__name__}(model={self.model!r}, endpoint={self.safe_endpoint!r})"
 
     @property
+    def secrets(self) -> tuple[str, ...]:
+        """What this judge is sent that is a credential: its key and its endpoint's."""
+        key = (self._api_key,) if self._api_key else ()
+        return (*key, *endpoint_secrets(self.endpoint))
+
+    @property
     def safe_endpoint(self) -> str:
         """The endpoint as it may be shown: no credentials, no key in the query."""
         return redact_endpoint(self.endpoint)
@@ -112,7 +118,7 @@ class Provider:
             pass  # a proxy's plain-text or HTML page: shown as it is
         else:
             text = self.read_error(data) or text
-        text = " ".join(redact(text, [self._api_key] if self._api_key else []).split())
+        text = " ".join(redact(text, self.secrets).split())
         return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
     def read_error(self, data: Any) -> str | None:
