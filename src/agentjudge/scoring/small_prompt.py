@@ -25,7 +25,7 @@ from agentjudge.judge.category_pick import CATEGORY_LINES
 from agentjudge.scoring.criteria import Rubric
 from agentjudge.scoring.prompts import addresses_evaluator, compact, quote
 
-SMALL_PROMPT_VERSION = "agentjudge-atif-small-v1"
+SMALL_PROMPT_VERSION = "agentjudge-atif-small-v2"  # v2: the rule reads the step as a model does
 # judges that get this prompt: a small model, whose answer is read with its probabilities
 SMALL_PROMPT_JUDGES = frozenset({"local"})
 SMALL_TEMPLATE = Template(
