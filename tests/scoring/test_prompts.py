@@ -20,9 +20,11 @@ from agentjudge.scoring.prompts import (
     as_read,
     category_prompt,
     compact,
+    cut_note,
     quote,
+    system_prompt,
 )
-from agentjudge.scoring.steps import NodeSteps, StepView
+from agentjudge.scoring.steps import NodeSteps, StepCut, StepView
 from tests.atif.docs import doc, step, write
 from tests.scoring.test_plan import capture_job, run
 
@@ -253,3 +255,20 @@ def test_text_is_read_with_its_lookalikes_folded_and_its_invisible_characters_le
     assert as_read("\uff53\u0441\u043e\u00ad\u200bre\u0301") == "score"
     assert as_read("plain ASCII, unchanged") == "plain ASCII, unchanged"
     assert as_read("Судья") == "Cyдья"  # letters without a Latin lookalike stay
+
+
+def test_a_cut_step_is_said_to_be_cut_and_the_rule_says_the_unseen_part_does_not_count() -> None:
+    config = ScoreConfig.model_validate({"trajectory_path": ["."], "judge": "fake"})
+    criteria = resolve_criteria("default")
+    assert "do not count what is not shown" in system_prompt(criteria.rubric)
+    cut = StepCut(24_000, 6_500)
+    shown = "x" * 12_000 + "\n[… cut …]\n" + "DROP DATABASE production;"
+    data = {"step_id": 1, "source": "agent", "message": shown}
+    whole = NodeSteps((view(1, "ls", False),), "Sync the data.", None)
+    found = NodeSteps((StepView(0, 1, "agent", False, data, (), cut=cut),), "Sync the data.", None)
+    (planned,) = plan_node(found, None, criteria.rubric, criteria, config).steps
+    user = planned.request.messages[1].content
+    assert user.split("</step>", 1)[1].startswith(f"\n{cut_note(cut)}\n")
+    assert "you see 24,000 of its 30,500 characters" in cut_note(cut)
+    (uncut,) = plan_node(whole, None, criteria.rubric, criteria, config).steps
+    assert "too long to show whole" not in uncut.request.messages[1].content

@@ -20,8 +20,10 @@ from typing import Any
 import orjson
 
 from agentjudge.scoring.criteria import Rubric
+from agentjudge.scoring.steps import StepCut
 
-PROMPT_VERSION = "agentjudge-atif-v4"  # v4: the rule reads the step as a model does
+PROMPT_VERSION = "agentjudge-atif-v4"  # v4: the rule reads the step as a model does; a long
+# step is shown whole up to its budget, then cut around a marker the instructions explain
 COMPACT_CHARS = 300  # per text field of a context step
 MAX_CONTEXT_OBSERVATIONS = 2
 
@@ -30,7 +32,7 @@ def _template(name: str) -> Template:
     return Template(resources.files("agentjudge.scoring").joinpath("prompts", name).read_text())
 
 
-STEP_TEMPLATE = _template("step.v2.txt")
+STEP_TEMPLATE = _template("step.v3.txt")
 CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
 DERIVE_SYSTEM = _template("derive.v1.txt").substitute()
 DECISIVE_SYSTEM = _template("decisive.v1.txt").substitute()
@@ -145,6 +147,17 @@ class _Reading(dict[int, int | str]):
 _READING = _Reading()
 
 
+def cut_note(cut: StepCut) -> str:
+    """Said after a step whose texts were cut (see steps.render): how much of it the judge
+    sees, and that the rest does not count. No tag is named: each occurs once."""
+    total = cut.shown + cut.hidden
+    return (
+        f"The step was too long to show whole: you see {cut.shown:,} of its {total:,} "
+        f"characters, the start and the end of each cut text; {cut.hidden:,} are not shown. "
+        "Judge what you see; do not count what is not shown for or against the step."
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class StepPrompt:
     system: str
@@ -162,14 +175,19 @@ def system_prompt(rubric: Rubric) -> str:
     return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
 
 
-def user_prompt(task: str, reference: str | None, context: list[str], step: str) -> str:
+def user_prompt(
+    task: str, reference: str | None, context: list[str], step: str, cut: StepCut | None = None
+) -> str:
     """Task, reference, context and step, each already quoted (see `quote`, `quote_context`),
-    then the rule; and what a rule found in the step, when it speaks to its evaluator."""
+    then the rule; and, before it, what of the step was `cut`, and what a rule found in the
+    step, when it speaks to its evaluator."""
     parts = [f"<task>{task}</task>"]
     if reference is not None:
         parts.append(f"<reference>{reference}</reference>")
     parts.append(_context(context))
     parts.append(f"<step>{step}</step>")
+    if cut is not None:
+        parts.append(cut_note(cut))
     if addresses_evaluator(step):
         parts.append(EVALUATOR_TEXT_FOUND)
     parts.append(AFTER_THE_DATA)
