@@ -322,3 +322,15 @@ def test_the_score_cards_show_the_interval_and_unstable_steps() -> None:
     assert cards["atif_overall_score"]["sub"] == "95% CI 0.5000\u20130.7500"
     assert cards["atif_trajectory_count"]["sub"] is None
     assert cards["unstable_steps"]["value"] == 2
+
+
+def test_a_step_too_long_to_show_whole_is_marked_cut_in_its_node() -> None:
+    document = score_document()
+    steps = document["trajectories"][0]["nodes"][0]["steps"]
+    steps[0].update(truncated=True, shown_chars=8_000, hidden_chars=28_500)
+    steps[1]["truncated"] = False
+    shown = score_view(document)["trees"][0][0]["steps"]
+    assert (shown[0]["truncated"], shown[0]["shown_chars"], shown[0]["hidden_chars"]) == (
+        True, 8_000, 28_500,
+    )  # fmt: skip
+    assert "truncated" not in shown[1]  # a whole step carries no mark

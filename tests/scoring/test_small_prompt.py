@@ -7,18 +7,20 @@ import json
 
 from hypothesis import example, given
 
+from agentjudge.atif.models import Step
 from agentjudge.judge.answer_schema import answer_schema
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import resolve_criteria
-from agentjudge.scoring.plan import plan_node, step_prompt_version, step_system
-from agentjudge.scoring.prompts import PROMPT_VERSION
+from agentjudge.scoring.plan import plan_node, step_chars, step_prompt_version, step_system
+from agentjudge.scoring.prompts import PROMPT_VERSION, cut_note
 from agentjudge.scoring.small_prompt import (
     EVALUATOR_TEXT_NOTE,
     QUESTION,
     SMALL_PROMPT_VERSION,
+    SMALL_STEP_CHARS,
     small_system_prompt,
 )
-from agentjudge.scoring.steps import NodeSteps, StepView
+from agentjudge.scoring.steps import STEP_CHARS, NodeSteps, StepView, render
 from tests.scoring.test_prompts import HIDDEN, SETTINGS, texts
 
 CUSTOM = {"criteria": [{"name": "a", "description": "x"}, {"name": "b", "description": "y"}]}
@@ -102,3 +104,20 @@ def test_each_value_is_a_json_literal_on_a_line_of_its_own(task: str, message: s
     user = planned.request.messages[1].content
     assert "<|" not in user
     assert not HIDDEN.search(user)
+
+
+def test_a_long_step_is_cut_to_the_small_judges_budget_and_the_judge_is_told() -> None:
+    command = "DROP DATABASE production; rm -rf /srv/backups"
+    message = "2026-12-03 INFO sync batch ok\n" * 1_000 + command
+    step = Step.model_validate({"step_id": 2, "source": "agent", "message": message})
+    assert step_chars("local") == SMALL_STEP_CHARS < STEP_CHARS == step_chars("openai")
+    data, cut = render(step, step_chars("local"))
+    assert cut is not None
+    assert cut.shown == SMALL_STEP_CHARS
+    criteria = resolve_criteria("default")
+    found = NodeSteps((StepView(0, 2, "agent", False, data, (), cut=cut),), "Sync the data.", None)
+    (planned,) = plan_node(found, None, criteria.rubric, criteria, config("local")).steps
+    user = planned.request.messages[1].content
+    assert command in user  # the step's last action, after the cut
+    assert user.splitlines()[-2:] == [cut_note(cut), QUESTION]
+    assert len(user) < SMALL_STEP_CHARS + 1_000  # within the small context, not the step's size

@@ -259,6 +259,9 @@ def _step(step: dict[str, Any], threshold: float | None) -> dict[str, Any]:
         "confidence": step.get("confidence"),
         "categorization": step.get("categorization_status"),
         "category_rationale": step.get("category_rationale"),
+        "truncated": True if step.get("truncated") else None,
+        "shown_chars": step.get("shown_chars"),
+        "hidden_chars": step.get("hidden_chars"),
     }
     # 2,000 trajectories hold tens of thousands of steps: leave out what is empty (and the
     # first segment, which nearly every step is in)

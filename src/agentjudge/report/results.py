@@ -275,6 +275,13 @@ def _step(step: StepDetail) -> dict[str, Any]:
         "confidence": step.confidence,
         "categorization_status": step.categorization_status,
         "category_rationale": step.category_rationale,
+        "truncated": step.cut is not None,
+        # a cut step only: how much of its texts the judge saw, and did not
+        **(
+            {"shown_chars": step.cut.shown, "hidden_chars": step.cut.hidden}
+            if step.cut is not None
+            else {}
+        ),
         # with samples > 1 only: a one-sample step reads as it always has
         **(step.sampled.as_dict() if step.sampled is not None else {}),
     }

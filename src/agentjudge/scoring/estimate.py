@@ -26,7 +26,7 @@ from agentjudge.judge.request import JudgeRequest
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.decisive_pick import planned_pick_request
-from agentjudge.scoring.plan import derive_request, plan_node, step_system
+from agentjudge.scoring.plan import derive_request, plan_node, step_chars, step_system
 from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 # Without the judge's own tokenizer, a request's tokens are estimated from what BPE
@@ -156,7 +156,7 @@ def estimate_plan(
                 figures.nodes_not_judged += 1
                 continue
             try:
-                found = node_steps(node, files)
+                found = node_steps(node, files, step_chars(config.judge))
             except (InputError, OSError):  # the job reports it as input_changed
                 figures.nodes_not_judged += 1
                 continue

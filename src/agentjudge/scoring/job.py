@@ -26,7 +26,7 @@ from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure
 from agentjudge.scoring.decisive_pick import decisive_failure
 from agentjudge.scoring.invalid import input_problems, invalid_input_message
-from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_system
+from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_chars, step_system
 from agentjudge.scoring.sampled import (
     chunks,
     majority_category,
@@ -219,7 +219,7 @@ class ScoringJob:
         if node.depth > self.config.max_subagent_depth:
             return NodeOutcome("unscored", reason="depth_limit"), [], None
         try:
-            found = node_steps(node, files)
+            found = node_steps(node, files, step_chars(self.config.judge))
         except (InputError, OSError):
             # the file changed or vanished since it was validated
             return self._fail(node, "input_changed"), [], None
@@ -359,6 +359,7 @@ class ScoringJob:
             error=outcome.error,
             error_message=outcome.message,
             agent_name=view.agent_name,
+            cut=view.cut,
         )
 
 

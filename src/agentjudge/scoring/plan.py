@@ -29,13 +29,14 @@ from agentjudge.scoring.prompts import (
 )
 from agentjudge.scoring.small_prompt import (
     SMALL_PROMPT_VERSION,
+    SMALL_STEP_CHARS,
     context_line,
     small_category_prompt,
     small_prompt_for,
     small_system_prompt,
     small_user_prompt,
 )
-from agentjudge.scoring.steps import NodeSteps, StepView
+from agentjudge.scoring.steps import STEP_CHARS, NodeSteps, StepView
 
 DERIVE_MAX_TOKENS = 800  # a rubric of a few criteria, with their descriptions
 # a binary answer: `true` or `false` alone (one token), or a JSON array of them
@@ -103,6 +104,12 @@ def step_system(rubric: Rubric, judge: str) -> str:
     return small_system_prompt(rubric) if small_prompt_for(judge) else system_prompt(rubric)
 
 
+def step_chars(judge: str) -> int:
+    """How many characters of a step's texts `judge` is shown (see steps.render): its
+    prompt's budget for the step."""
+    return SMALL_STEP_CHARS if small_prompt_for(judge) else STEP_CHARS
+
+
 def step_prompt_version(judge: str) -> str:
     """The version of the step prompt `judge` is asked with (the results' one)."""
     return SMALL_PROMPT_VERSION if small_prompt_for(judge) else PROMPT_VERSION
@@ -137,7 +144,8 @@ def plan_node(
             continue
         start = max(0, (index // block - 1) * block)
         if small:
-            user = small_user_prompt(task, reference, list(lines[start:index]), view.data)
+            context = list(lines[start:index])
+            user = small_user_prompt(task, reference, context, view.data, view.cut)
             request = JudgeRequest(
                 (Message("system", system), Message("user", user)),
                 SMALL_PROMPT_VERSION,
@@ -147,7 +155,8 @@ def plan_node(
                 criteria=names,
             )
         else:
-            user = user_prompt(task, reference, list(quoted[start:index]), quote(view.data))
+            context = list(quoted[start:index])
+            user = user_prompt(task, reference, context, quote(view.data), view.cut)
             request = JudgeRequest(
                 (Message("system", system), Message("user", user)),
                 PROMPT_VERSION,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
@@ -19,8 +20,10 @@ from typing import Any
 import orjson
 
 from agentjudge.scoring.criteria import Rubric
+from agentjudge.scoring.steps import StepCut
 
-PROMPT_VERSION = "agentjudge-atif-v3"  # v3: what a rule finds of text that speaks to the judge
+PROMPT_VERSION = "agentjudge-atif-v4"  # v4: the rule reads the step as a model does; a long
+# step is shown whole up to its budget, then cut around a marker the instructions explain
 COMPACT_CHARS = 300  # per text field of a context step
 MAX_CONTEXT_OBSERVATIONS = 2
 
@@ -29,7 +32,7 @@ def _template(name: str) -> Template:
     return Template(resources.files("agentjudge.scoring").joinpath("prompts", name).read_text())
 
 
-STEP_TEMPLATE = _template("step.v2.txt")
+STEP_TEMPLATE = _template("step.v3.txt")
 CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
 DERIVE_SYSTEM = _template("derive.v1.txt").substitute()
 DECISIVE_SYSTEM = _template("decisive.v1.txt").substitute()
@@ -76,13 +79,83 @@ _EVALUATOR_TEXT = re.compile(
 # controls: read as breaks and spaces, so that neither glues itself to the next word
 _ESCAPED_BREAK = re.compile(r"\\(?:n|r|u0085|u2028|u2029)")
 _ESCAPED_SPACE = re.compile(r"\\(?:t|u061c|u200[ef]|u202[a-e]|u206[6-9])")
+# the bidi controls alone: invisible, so that inside a word ("ju\u200edge") they hide
+# nothing from a model either
+_ESCAPED_CONTROL = re.compile(r"\\(?:u061c|u200[ef]|u202[a-e]|u206[6-9])")
+
+
+# Latin letters' Cyrillic and Greek lookalikes, which a model reads as the letters: "judge"
+# with a Cyrillic "e" (U+0435) is "judge" to it. Only letters that look alike in common
+# fonts: folded, prose in those scripts spells no word the rule looks for.
+_LOOKALIKES = {
+    ord(char): latin
+    for char, latin in zip(
+        # Cyrillic: aeopcyxsijdhqwly ABEKMHOPCTXSIJYQWI; Greek: aoikvpuxycj ABEZHIKMNOPTYX;
+        # Latin: script g, alpha, iota
+        "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u0501\u04bb\u051b\u051d\u04cf\u04af"
+        "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405\u0406\u0408\u04ae\u051a\u051c\u04c0"
+        "\u03b1\u03bf\u03b9\u03ba\u03bd\u03c1\u03c5\u03c7\u03b3\u03f2\u03f3"
+        "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+        "\u0261\u0251\u0269",
+        "aeopcyxsijdhqwlyABEKMHOPCTXSIJYQWIaoikvpuxycjABEZHIKMNOPTYXgai",
+        strict=True,
+    )
+}
 
 
 def addresses_evaluator(quoted_step: str) -> bool:
-    """Whether a quoted step's text speaks to its evaluator (see `_EVALUATOR_TEXT`). A rule,
-    not a verdict: the judge still decides; agents may print "score: 1.0" in test output."""
-    text = _ESCAPED_SPACE.sub(" ", _ESCAPED_BREAK.sub("\n", quoted_step))
-    return _EVALUATOR_TEXT.search(text) is not None
+    """Whether a quoted step's text speaks to its evaluator (see `_EVALUATOR_TEXT`), read the
+    way a model reads it (see `as_read`). A rule, not a verdict: the judge still decides;
+    agents may print "score: 1.0" in test output."""
+    text = _ESCAPED_BREAK.sub("\n", as_read(quoted_step))
+    if _EVALUATOR_TEXT.search(_ESCAPED_SPACE.sub(" ", text)):
+        return True
+    if _ESCAPED_CONTROL.search(text) is None:
+        return False
+    joined = _ESCAPED_SPACE.sub(" ", _ESCAPED_CONTROL.sub("", text))
+    return _EVALUATOR_TEXT.search(joined) is not None
+
+
+def as_read(text: str) -> str:
+    """`text` as a model reads it, for matching only: compatibility forms folded (fullwidth
+    and mathematical letters, ligatures; NFKD), invisible format characters (zero-width
+    spaces and joiners, soft hyphens, Unicode category Cf) and combining marks (Mn) left
+    out, Cyrillic and Greek lookalikes of Latin letters read as those letters."""
+    if text.isascii():  # nearly every step: nothing to fold
+        return text
+    if not unicodedata.is_normalized("NFKD", text):
+        text = unicodedata.normalize("NFKD", text)
+    return text.translate(_READING)
+
+
+class _Reading(dict[int, int | str]):
+    """What `str.translate` reads each character as, worked out the first time it is met:
+    a step holds few distinct characters, and the table stays a dictionary look-up."""
+
+    def __missing__(self, code: int) -> int | str:
+        char = chr(code)
+        if code < 128:
+            read: int | str = code
+        elif unicodedata.category(char) in ("Cf", "Mn"):
+            read = ""
+        else:
+            read = _LOOKALIKES.get(code, code)
+        self[code] = read
+        return read
+
+
+_READING = _Reading()
+
+
+def cut_note(cut: StepCut) -> str:
+    """Said after a step whose texts were cut (see steps.render): how much of it the judge
+    sees, and that the rest does not count. No tag is named: each occurs once."""
+    total = cut.shown + cut.hidden
+    return (
+        f"The step was too long to show whole: you see {cut.shown:,} of its {total:,} "
+        f"characters, the start and the end of each cut text; {cut.hidden:,} are not shown. "
+        "Judge what you see; do not count what is not shown for or against the step."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +175,19 @@ def system_prompt(rubric: Rubric) -> str:
     return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
 
 
-def user_prompt(task: str, reference: str | None, context: list[str], step: str) -> str:
+def user_prompt(
+    task: str, reference: str | None, context: list[str], step: str, cut: StepCut | None = None
+) -> str:
     """Task, reference, context and step, each already quoted (see `quote`, `quote_context`),
-    then the rule; and what a rule found in the step, when it speaks to its evaluator."""
+    then the rule; and, before it, what of the step was `cut`, and what a rule found in the
+    step, when it speaks to its evaluator."""
     parts = [f"<task>{task}</task>"]
     if reference is not None:
         parts.append(f"<reference>{reference}</reference>")
     parts.append(_context(context))
     parts.append(f"<step>{step}</step>")
+    if cut is not None:
+        parts.append(cut_note(cut))
     if addresses_evaluator(step):
         parts.append(EVALUATOR_TEXT_FOUND)
     parts.append(AFTER_THE_DATA)

@@ -11,6 +11,7 @@ from agentjudge.judge.samples import SampledScore
 from agentjudge.scoring.aggregate import CollectionMetrics, NodeAggregate
 from agentjudge.scoring.criteria import Rubric
 from agentjudge.scoring.decisive import DecisiveFailure
+from agentjudge.scoring.steps import StepCut
 
 CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
 
@@ -34,6 +35,7 @@ class StepDetail:
     category_rationale: str = ""
     sampled: SampledScore | None = None  # with samples > 1: every sample's score
     agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
+    cut: StepCut | None = None  # what the judge was not shown of a step too long to show whole
 
 
 @dataclass

@@ -23,11 +23,18 @@ from typing import Any
 
 from agentjudge.judge.category_pick import CATEGORY_LINES
 from agentjudge.scoring.criteria import Rubric
-from agentjudge.scoring.prompts import addresses_evaluator, compact, quote
+from agentjudge.scoring.prompts import addresses_evaluator, compact, cut_note, quote
+from agentjudge.scoring.steps import StepCut
 
-SMALL_PROMPT_VERSION = "agentjudge-atif-small-v1"
+# v2: the rule reads the step as a model does; a long step is cut to its budget around a
+# marker, said after it
+SMALL_PROMPT_VERSION = "agentjudge-atif-small-v2"
 # judges that get this prompt: a small model, whose answer is read with its probabilities
 SMALL_PROMPT_JUDGES = frozenset({"local"})
+# What of a step's texts the embedded judge is shown (see steps.render), in characters:
+# about 2-3k tokens of its 8,192-token context (judge/providers/local.py), which the
+# system message, the task (at most 4,000 characters) and the compacted earlier steps share.
+SMALL_STEP_CHARS = 6_000
 SMALL_TEMPLATE = Template(
     resources.files("agentjudge.scoring").joinpath("prompts", "step_small.v1.txt").read_text()
 )
@@ -62,10 +69,14 @@ def small_system_prompt(rubric: Rubric) -> str:
 
 
 def small_user_prompt(
-    task: str, reference: str | None, context: list[str], step: dict[str, Any]
+    task: str,
+    reference: str | None,
+    context: list[str],
+    step: dict[str, Any],
+    cut: StepCut | None = None,
 ) -> str:
     """Task and reference (already quoted), the earlier steps (`context_line`), the step
-    shown plainly, and the question."""
+    shown plainly, what of it was `cut`, and the question."""
     lines = [f"Task: {task}"]
     if reference is not None:
         lines.append(f"Reference answer: {reference}")
@@ -75,6 +86,8 @@ def small_user_prompt(
     lines.append("The step:")
     shown = step_lines(step)
     lines.extend(shown)
+    if cut is not None:
+        lines.append(cut_note(cut))
     if addresses_evaluator("\n".join(shown)):
         lines.append(EVALUATOR_TEXT_NOTE)
     lines.append(QUESTION)

@@ -11,8 +11,20 @@ from typing import Any
 from agentjudge.atif import Node, parse_trajectory
 from agentjudge.atif.models import ContentPart, Step, Trajectory
 
-MAX_FIELD_CHARS = 1500
+# What of a step's texts (message, reasoning, tool arguments, tool results) a judge is shown,
+# in characters: an API judge's prompt budget for the step (about 6-8k tokens); the
+# embedded judge's smaller one is `SMALL_STEP_CHARS` (small_prompt.py).
+STEP_CHARS = 8_000
 _EMBEDDED = re.compile(r"\.subagent_trajectories\[(\d+)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class StepCut:
+    """A step whose texts were longer than the judge's budget: of their characters, the
+    judge is shown `shown` (the start and end of each cut text) and not `hidden`."""
+
+    shown: int
+    hidden: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +39,7 @@ class StepView:
     tool_names: tuple[str, ...]
     # the speaker a flattened multi-agent transcript names in `extra.agent_name`
     agent_name: str | None = None
+    cut: StepCut | None = None  # set when `data` holds only part of the step's texts
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +64,9 @@ class FileCache:
         return doc
 
 
-def node_steps(node: Node, files: FileCache) -> NodeSteps:
-    """The steps of `node`'s segments; copied-context steps are marked as context."""
+def node_steps(node: Node, files: FileCache, budget: int = STEP_CHARS) -> NodeSteps:
+    """The steps of `node`'s segments, each fitted to `budget` characters (see `render`);
+    copied-context steps are marked as context."""
     views: list[StepView] = []
     task = ""
     reference_id = None
@@ -65,46 +79,93 @@ def node_steps(node: Node, files: FileCache) -> NodeSteps:
         for step in traj.steps:
             if _sidechain(step) != segment.agent_id:
                 continue
+            data, cut = render(step, budget)
             views.append(
                 StepView(
                     segment=index,
                     step_id=step.step_id,
                     source=step.source,
                     is_context=bool(step.is_copied_context),
-                    data=render(step),
+                    data=data,
                     tool_names=tuple(c.function_name for c in step.tool_calls or ()),
                     agent_name=_agent_name(step),
+                    cut=cut,
                 )
             )
     return NodeSteps(tuple(views), task, reference_id)
 
 
-def render(step: Step) -> dict[str, Any]:
-    """The parts of a step a judge needs, each text cut to a bounded length."""
+def render(step: Step, budget: int = STEP_CHARS) -> tuple[dict[str, Any], StepCut | None]:
+    """The parts of a step a judge needs, and what of them was cut. The step is shown whole
+    when its texts fit in `budget` characters; past it, the longest texts are cut to an
+    equal share of the budget, each keeping its start and its end (a step's last action,
+    after pages of output, is what matters most) around a marker that says how much is not
+    shown."""
+    message = _content_text(step.message)
+    reasoning = step.reasoning_content or ""
+    arguments = [
+        json.dumps(c.arguments, ensure_ascii=False, default=str) for c in step.tool_calls or ()
+    ]
+    observation = step.observation
+    results = [_content_text(r.content) for r in observation.results] if observation else []
+    lengths = [len(t) for t in (message, reasoning, *arguments, *results)]
+    share = fair_share(lengths, budget)
     out: dict[str, Any] = {"step_id": step.step_id, "source": step.source}
     speaker = _agent_name(step)
     if speaker is not None:  # in a multi-agent transcript, who spoke is part of the step
-        out["agent"] = _clip(speaker, 200)
-    out["message"] = _clip(_content_text(step.message))
-    if step.reasoning_content:
-        out["reasoning"] = _clip(step.reasoning_content)
+        out["agent"] = cut_text(speaker, 200)
+    out["message"] = cut_text(message, share)
+    if reasoning:
+        out["reasoning"] = cut_text(reasoning, share)
     if step.tool_calls:
         out["tool_calls"] = [
-            {"name": c.function_name, "arguments": _clip_json(c.arguments)} for c in step.tool_calls
+            {
+                "name": c.function_name,
+                "arguments": c.arguments if len(text) <= share else cut_text(text, share),
+            }
+            for c, text in zip(step.tool_calls, arguments, strict=True)
         ]
-    if step.observation is not None:
-        results = [_clip(_content_text(r.content)) for r in step.observation.results]
-        out["observation"] = [r for r in results if r]
-    return out
+    if observation is not None:
+        out["observation"] = [cut_text(r, share) for r in results if r]
+    shown = sum(min(length, share) for length in lengths)
+    hidden = sum(lengths) - shown
+    return out, StepCut(shown, hidden) if hidden else None
+
+
+def fair_share(lengths: list[int], budget: int) -> int:
+    """The most characters each text may keep so that together they fit in `budget`: texts
+    shorter than it keep all of theirs, and the longer ones share what is left equally."""
+    left = max(budget, 0)
+    ordered = sorted(lengths)
+    for index, length in enumerate(ordered):
+        share = left // (len(ordered) - index)
+        if length > share:
+            return share
+        left -= length
+    return max(ordered, default=0)
+
+
+def cut_text(text: str, limit: int) -> str:
+    """`text`, or when it is longer than `limit` its start and end, `limit` characters in
+    all, around a marker that says what the judge sees of it."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 2
+    head = limit - tail
+    return (
+        f"{text[:head]}\n[… cut for length: {len(text) - limit:,} of {len(text):,} characters "
+        f"not shown here; shown are the first {head:,} and the last {tail:,} …]\n"
+        f"{text[len(text) - tail :]}"
+    )
 
 
 def _task(traj: Trajectory) -> str:
     instruction = (traj.extra or {}).get("task_instruction")
     if isinstance(instruction, str) and instruction.strip():
-        return _clip(instruction, 4000)
+        return cut_text(instruction, 4000)
     for step in traj.steps:
         if step.source == "user":
-            return _clip(_content_text(step.message), 4000)
+            return cut_text(_content_text(step.message), 4000)
     return ""
 
 
@@ -141,14 +202,3 @@ def _content_text(content: str | list[ContentPart] | None) -> str:
         elif part.source is not None:
             parts.append(f"[{part.type}: {part.source.path}]")
     return "\n".join(parts)
-
-
-def _clip(text: str, limit: int = MAX_FIELD_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"… [{len(text) - limit} more characters]"
-
-
-def _clip_json(value: dict[str, Any]) -> Any:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return value if len(text) <= MAX_FIELD_CHARS else _clip(text)

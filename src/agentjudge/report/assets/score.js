@@ -209,7 +209,8 @@ function showStep(box, s) {
     badge(s.source || "?", ""), scoreCell(s.score),
     s.mark === "fail" ? badge("below threshold", "bad") : null,
     s.decisive ? badge("decisive", "bad", "where the run went wrong") : null,
-    s.error ? badge(s.error, "bad", "judge error") : null
+    s.error ? badge(s.error, "bad", "judge error") : null,
+    s.truncated ? badge("cut", "", "too long to show whole: the judge saw " + s.shown_chars + " of its " + (s.shown_chars + s.hidden_chars) + " characters") : null
   ]));
   var rows = [];
   function row(label, value, cls) { if (value !== undefined && value !== null && value !== "") rows.push(h("dt", { text: label }), h("dd", { cls: cls, text: value })); }
