@@ -1,11 +1,12 @@
 """How deeply an input may nest, enforced while it is read, before its structure is built.
 
-JSON: `MAX_JSON_DEPTH` levels, orjson's own limit, so that every reader (orjson or ijson)
-refuses the same files. ijson builds a path string for every level it enters (its length
-grows with the depth), so a file nested 100,000 deep would cost memory quadratic in the
-depth: its events are counted here and it stops at the limit. YAML: `MAX_YAML_DEPTH` levels
-(configs are small hand-written files; PyYAML composes recursively and would exhaust the
-stack long before orjson's limit).
+JSON cases (a dataset's or traces file's items): `MAX_JSON_DEPTH` levels, well below the
+254 orjson writes (a case is written again inside results and records, and json, where
+orjson refuses, recurses until Python's stack runs out). ijson builds a path string for
+every level it enters (its length grows with the depth), so a file nested 100,000 deep
+would cost memory quadratic in the depth: its events are counted here and it stops at the
+limit. YAML: `MAX_YAML_DEPTH` levels (configs are small hand-written files; PyYAML composes
+recursively and would exhaust the stack).
 
 This module imports only `agentjudge.errors`, like `agentjudge.confine`.
 """
@@ -19,7 +20,7 @@ import yaml
 
 from agentjudge.errors import UsageError
 
-MAX_JSON_DEPTH = 1024
+MAX_JSON_DEPTH = 100
 MAX_YAML_DEPTH = 100
 
 _OPENS = frozenset({"start_map", "start_array"})
@@ -48,6 +49,22 @@ def bounded_events(
         elif kind in _CLOSES:
             depth -= 1
         yield event
+
+
+def check_depth(value: Any, openings: int, limit: int = MAX_JSON_DEPTH) -> None:
+    """Raise `TooDeep` if `value` (parsed JSON) nests deeper than `limit`. `openings`, the
+    count of `[` and `{` in its text, bounds its depth: only a value with that many is
+    walked (iteratively, as deep as it goes)."""
+    if openings <= limit:
+        return
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                raise TooDeep(limit)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
 
 
 class _BoundedLoader(yaml.SafeLoader):

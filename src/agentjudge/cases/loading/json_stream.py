@@ -32,12 +32,12 @@ import orjson
 
 from agentjudge.errors import UsageError
 from agentjudge.files import MAX_JSON_BYTES, open_input, read_json
-from agentjudge.nesting import MAX_JSON_DEPTH, TooDeep, bounded_events
+from agentjudge.nesting import MAX_JSON_DEPTH, TooDeep, bounded_events, check_depth
 
 # ijson's bytes per read; also how often the traces' finished items are taken away
 BUFFER = 64 * 1024
-# levels above an item: the top-level object and its array (the fast reader's orjson
-# parses an item alone, and refuses one deeper than `MAX_JSON_DEPTH`)
+# levels above an item: the top-level object and its array (the fast reader parses an
+# item alone, and checks its depth itself)
 _ITEM_LEVELS = 2
 
 
@@ -86,6 +86,8 @@ def drain_array(path: Path, key: str, what: str, take: Callable[[Any], None]) ->
                 raise UsageError(
                     f"{what} {path}: its top-level object has {key!r} twice; keep one"
                 ) from None
+            except TooDeep:
+                raise _too_deep(path, what) from None
             except _Unsure:
                 handle.seek(0)
         return _drain(handle, path, key, what, take, given)
@@ -202,6 +204,7 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
         if item is _MORE:  # the item runs past what was read
             buffer, start = buffer[start:] + _read(handle, buffer), 0
             continue
+        check_depth(item, buffer.count(b"[", start, end) + buffer.count(b"{", start, end))
         yield item
         after = _skip_spaces(buffer, end)
         while after == len(buffer):  # what follows the item is not read yet
