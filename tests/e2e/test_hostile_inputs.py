@@ -184,3 +184,10 @@ def test_an_unreachable_ray_head_fails_in_seconds(tmp_path: Path) -> None:
     line = one_error(done)
     assert line.startswith("error: --ray 127.0.0.1:1: cannot reach a Ray cluster")
     assert time.monotonic() - started < 30
+
+
+def test_a_rubric_nested_deeply_is_one_line(tmp_path: Path) -> None:
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")  # under the rubric's 16 KiB
+    line = one_error(score(tmp_path, "--scoring-mode", "custom", "--rubric", rubric))
+    assert f"rubric.yaml: nested more than {MAX_YAML_DEPTH} levels deep" in line
