@@ -10,9 +10,16 @@ forked process, the way a user runs it: `validate`, `score --judge fake`, or `gr
 `outside/` folder beside each case holds a canary trajectory that must never be opened and
 whose text must never be printed or written.
 
+Besides, each kind of `HOSTILE` input (issue 33) runs once first and then in a share of
+the cases: nesting 100,000 deep (traces, ATIF, YAML config), a config or key file that is
+not UTF-8, a NUL byte in a ref, a file name that is not UTF-8, /dev/zero wherever a file is
+read, and an output named onto an input (whose bytes must be unchanged afterwards).
+
 Prints one JSON line: {cases, exit_codes, tracebacks, outside_opens, canary_leaks,
-max_seconds, max_rss_mb, commands}; target: tracebacks 0 (no exit 4, no "Traceback"),
-outside_opens 0, canary_leaks 0 (issue: hostile input).
+overwritten_inputs, max_seconds, max_rss_mb, commands, hostile_kinds, failing_kinds};
+target: tracebacks 0 (no exit 4, no "Traceback"), outside_opens 0, canary_leaks 0,
+overwritten_inputs 0 (issue: hostile input), max_rss_mb in the tens (a deep file once took
+gigabytes).
 
     python bench/fuzz_inputs.py [--cases 3000] [--seed 17] [--workers 2]
 """
@@ -139,6 +146,86 @@ def mutate_bytes(data: bytes, draw: random.Random) -> bytes:
     return data[:at] + draw.choice([b"\x00" * 100, b"\xff\xfe", b"{" * 5000, b"]]]"]) + data[at:]
 
 
+def hostile(kind: str, inputs: Path, out: Path, data: bytes) -> tuple[list[str], list[Path]]:
+    """A command of a hostile kind (issue 33) beside `inputs/input.json` (whose bytes are
+    `data`), and the inputs whose bytes it must leave as they were."""
+    source = inputs / "input.json"
+    config, key = inputs / "config.yaml", inputs / "key"
+    fake_score = ["--judge", "fake", "--no-cache", "--quiet"]
+    fake_grade = ["--dataset", str(DATASET / "basic-dataset.json"), "--judge-provider", "fake",
+                  "--no-cache"]  # fmt: skip
+    results = out / "results.json"
+    if kind == "deep_traces":  # 100,000 levels: 22 GB before the reader bounded the depth
+        traces = inputs / "traces.json"
+        traces.write_text('{"traces": ' + "[" * DEEP + "]" * DEEP + "}")
+        return ["grade", "--traces", str(traces), *fake_grade, "-o", str(results)], [traces]
+    if kind == "deep_atif":
+        source.write_text('{"steps": ' + "[" * DEEP + "]" * DEEP + "}")
+        return ["validate", str(inputs)], [source]
+    if kind in ("deep_config", "odd_config"):
+        if kind == "deep_config":
+            config.write_text("a: " + "[" * DEEP + "]" * DEEP + "\n")
+        else:
+            config.write_bytes(b"judge: \xff\n")
+        if len(data) % 2:  # either command, as the source file falls
+            argv = ["grade", "--traces", str(source), *fake_grade, "--config", str(config)]
+        else:
+            argv = ["score", str(inputs), *fake_score, "--config", str(config)]
+        return [*argv, "-o", str(results)], [config]
+    if kind == "odd_key":
+        key.write_bytes(b"\xffsk-not-a-key\n")
+        return ["score", str(inputs), "--judge-url", "http://127.0.0.1:9/v1", "--judge-model",
+                "m", "--judge-api-key-file", str(key), "-o", str(results)], [key]  # fmt: skip
+    if kind == "nul_ref":
+        doc = {"schema_version": "ATIF-v1.7", "session_id": "nul", "agent": {"name": "a",
+               "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "m",
+               "observation": {"results": [{"subagent_trajectory_ref": [
+                   {"trajectory_path": "sub\x00.json"}]}]}}]}  # fmt: skip
+        (inputs / "nul.json").write_text(json.dumps(doc))
+        return ["validate", str(inputs)], [source]
+    if kind == "odd_name":
+        Path(os.fsdecode(os.fsencode(inputs) + b"/\xff.json")).write_bytes(data)
+        return ["score", str(inputs), *fake_score, "-o", str(results)], [source]
+    if kind.startswith("zero_"):  # /dev/zero wherever a file is read
+        argv = {
+            "zero_config": ["score", str(inputs), *fake_score, "--config", ZERO],
+            "zero_key": ["score", str(inputs), "--judge-url", "http://127.0.0.1:9/v1",
+                         "--judge-model", "m", "--judge-api-key-file", ZERO],
+            "zero_grade_config": ["grade", "--traces", str(source), *fake_grade, "--config",
+                                  ZERO],
+            "zero_traces": ["grade", "--traces", ZERO, *fake_grade],
+            "zero_dataset": ["grade", "--traces", str(source), "--dataset", ZERO,
+                             "--judge-provider", "fake", "--no-cache"],
+            "zero_report": ["report", ZERO],
+            "zero_compare": ["compare", ZERO, ZERO],
+            "zero_validate": ["validate", ZERO],
+        }[kind]  # fmt: skip
+        return [*argv, "-o", str(out / "r.html" if kind == "zero_report" else results)], []
+    # outputs onto inputs: the command must refuse, and the input keep its bytes
+    if kind == "onto_score":
+        return ["score", str(source), *fake_score, "-o", str(source)], [source]
+    if kind == "onto_grade":
+        return ["grade", "--traces", str(source), *fake_grade, "-o", str(source)], [source]
+    if kind == "onto_html":
+        return ["score", str(source), *fake_score, "-o", str(results), "--html", str(source)], [
+            source
+        ]
+    if kind == "onto_report":
+        return ["report", str(source), "-o", str(source)], [source]
+    raise ValueError(kind)
+
+
+DEEP = 100_000
+ZERO = "/dev/zero"
+HOSTILE = [
+    "deep_traces", "deep_atif", "deep_config", "odd_config", "odd_key", "nul_ref",
+    "odd_name", "zero_config", "zero_key", "zero_grade_config", "zero_traces",
+    "zero_dataset", "zero_report", "zero_compare", "zero_validate", "onto_score",
+    "onto_grade", "onto_html", "onto_report",
+]  # fmt: skip
+HOSTILE_SHARE = 0.15  # of the cases after the first len(HOSTILE), which run each kind once
+
+
 def make_case(root: Path, index: int, seed: int, files: list[Path]) -> dict[str, Any]:
     """Write case `index` under `root`: `in/` (the inputs), `outside/` (the canary), `out/`."""
     draw = random.Random(seed * 1_000_003 + index)
@@ -190,6 +277,14 @@ def make_case(root: Path, index: int, seed: int, files: list[Path]) -> dict[str,
             if not (inputs / name).is_symlink():
                 (inputs / name).symlink_to(target)
                 links.append(name)
+    kind = HOSTILE[index] if index < len(HOSTILE) else None
+    if kind is None and draw.random() < HOSTILE_SHARE:
+        kind = draw.choice(HOSTILE)
+    if kind is not None:
+        argv, guarded = hostile(kind, inputs, out, data)
+        return {"argv": argv, "outside": str(outside), "root": str(root), "links": links,
+                "kind": kind, "guarded": {str(p): p.read_bytes() for p in guarded},
+                "allowed": [ZERO] if kind.startswith("zero_") else []}  # fmt: skip
     roll = draw.random()
     if roll < 0.5:
         argv = ["validate", str(inputs)]
@@ -203,7 +298,8 @@ def make_case(root: Path, index: int, seed: int, files: list[Path]) -> dict[str,
         argv = ["grade", "--traces", str(inputs), "--dataset", str(dataset),
                 "--judge-provider", "fake", "--no-cache",
                 "-o", str(out / "grade.json")]  # fmt: skip
-    return {"argv": argv, "outside": str(outside), "root": str(root), "links": links}
+    return {"argv": argv, "outside": str(outside), "root": str(root), "links": links,
+            "kind": argv[0], "guarded": {}, "allowed": []}  # fmt: skip
 
 
 def run_case(case: dict[str, Any], pipe: Connection) -> None:
@@ -217,6 +313,8 @@ def run_case(case: dict[str, Any], pipe: Connection) -> None:
             if isinstance(target, int):
                 return
             real = os.path.realpath(os.fsdecode(target))
+            if real in case["allowed"]:  # named on the command line: opened, then refused
+                return
             if real.startswith(outside + os.sep) or real in ("/etc/passwd", "/dev/zero"):
                 outside_hits.append(real)
 
@@ -240,8 +338,10 @@ def run_case(case: dict[str, Any], pipe: Connection) -> None:
         with contextlib.suppress(OSError):
             written += produced.read_text(errors="replace")
     text = out.getvalue() + err.getvalue()
+    changed = [name for name, data in case["guarded"].items() if _bytes(name) != data]
     pipe.send(
         {
+            "overwritten": changed,
             "code": code,
             "traceback": code == 4 or escaped is not None or "Traceback" in text,
             "escaped": escaped,
@@ -254,6 +354,13 @@ def run_case(case: dict[str, Any], pipe: Connection) -> None:
     )
     pipe.close()
     os._exit(0)
+
+
+def _bytes(name: str) -> bytes | None:
+    try:
+        return Path(name).read_bytes()
+    except OSError:
+        return None
 
 
 def finished(child: Any, pipe: Connection, started: float) -> dict[str, Any] | None:
@@ -271,6 +378,7 @@ def finished(child: Any, pipe: Connection, started: float) -> dict[str, Any] | N
     child.join(10)
     return {
         "code": "hang" if hung else f"died {child.exitcode}",
+        "overwritten": [],
         "traceback": True,
         "escaped": None,
         "outside": [],
@@ -305,7 +413,9 @@ def main() -> None:
             raise SystemExit("the audit hook saw no open of a file named outside: fix the bench")
     codes: Counter[str] = Counter()
     commands: Counter[str] = Counter()
-    tracebacks = outside_opens = leaks = 0
+    tracebacks = outside_opens = leaks = overwritten = 0
+    kinds: Counter[str] = Counter()
+    failing: Counter[str] = Counter()
     max_seconds = max_rss = 0.0
     examples: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -333,11 +443,21 @@ def main() -> None:
                 tracebacks += bool(result["traceback"])
                 outside_opens += len(result["outside"])
                 leaks += bool(result["canary"])
+                overwritten += len(result["overwritten"])
+                kinds[case["kind"]] += 1
                 max_seconds = max(max_seconds, result["seconds"])
                 max_rss = max(max_rss, result["rss_mb"])
-                bad = result["traceback"] or result["outside"] or result["canary"]
+                bad = (
+                    result["traceback"]
+                    or result["outside"]
+                    or result["canary"]
+                    or result["overwritten"]
+                )
+                if bad:
+                    failing[case["kind"]] += 1
                 if bad and len(examples) < 5:
-                    examples.append({"argv": case["argv"][:1], "links": case["links"], **result})
+                    shown = {"argv": case["argv"][:1], "kind": case["kind"], "links": case["links"]}
+                    examples.append({**shown, **result})
                 shutil.rmtree(case["root"], ignore_errors=True)
             running = still
     report = {
@@ -346,9 +466,12 @@ def main() -> None:
         "tracebacks": tracebacks,
         "outside_opens": outside_opens,
         "canary_leaks": leaks,
+        "overwritten_inputs": overwritten,
         "max_seconds": round(max_seconds, 2),
         "max_rss_mb": round(max_rss, 1),
         "commands": dict(sorted(commands.items())),
+        "hostile_kinds": {k: n for k, n in sorted(kinds.items()) if k in HOSTILE},
+        "failing_kinds": dict(sorted(failing.items())),
     }
     if examples:
         report["examples"] = examples

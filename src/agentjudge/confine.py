@@ -24,6 +24,12 @@ DANGLING = "input.symlink_dangling"
 NOT_REGULAR = "file.not_regular"
 
 
+def shown_path(path: Path | str) -> str:
+    """`path` as text that any output can hold: a byte of a file name that is not UTF-8
+    (Python keeps it as a lone surrogate, which no UTF-8 output may carry) as `\\xff`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def resolve_inside(path: Path, root: Path, display: str) -> Path | Problem:
     """`path` with every symbolic link resolved, when that lies inside `root` (a real path).
 

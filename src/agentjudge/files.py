@@ -15,6 +15,11 @@ import orjson
 
 from agentjudge.errors import UsageError
 
+# The most a file read whole may hold: results and labels files (JSON), and the small text
+# files (configs, rubrics, key files). Read to at most one byte more, never to the end.
+MAX_JSON_BYTES = 512 * 1024 * 1024
+MAX_TEXT_BYTES = 1024 * 1024
+
 
 def write_atomic(
     path: Path,
@@ -115,15 +120,43 @@ def check_writable(path: Path, flag: str = "--output", what: str = "the results"
         ) from None
 
 
-def read_json(path: Path, what: str) -> Any:
-    """The parsed JSON of `path`; a missing or invalid file is a usage error naming it."""
+def read_json(path: Path, what: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """The parsed JSON of `path`; a missing, invalid or too large file (more than
+    `max_bytes`) is a usage error naming it."""
     try:
-        with open_input(path, what) as handle:
-            return orjson.loads(handle.read())
-    except OSError as exc:
-        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
+        return orjson.loads(read_capped(path, what, max_bytes))
     except (orjson.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file") from None
+
+
+def read_capped(path: Path, what: str, max_bytes: int) -> bytes:
+    """The bytes of `path`, read no further than `max_bytes` (a pipe may never end); more,
+    missing, unreadable or a device (/dev/zero) is a usage error naming it as `what`."""
+    try:
+        with open_input(path, what) as handle:
+            if stat.S_ISCHR(mode := os.fstat(handle.fileno()).st_mode) or stat.S_ISBLK(mode):
+                raise UsageError(f"{what} {path} is a device, not a file; name a file")
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None
+    if len(data) > max_bytes:
+        raise UsageError(
+            f"{what} {path} is larger than {max_bytes:,} bytes, the most it may be; "
+            "name the right file"
+        )
+    return data
+
+
+def read_text_capped(path: Path, what: str, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """`read_capped`, decoded as UTF-8; bytes that are not UTF-8 are a usage error naming
+    where the first is (not what it is: the file may hold a secret)."""
+    data = read_capped(path, what, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{what} {path} is not UTF-8 text (at byte {exc.start}); save it as UTF-8"
+        ) from None
 
 
 def open_input(path: Path, what: str) -> BinaryIO:

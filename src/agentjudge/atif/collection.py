@@ -105,13 +105,16 @@ class Collection:
 
 
 def ref_target(ref: str, base: Path, root: Path) -> Path | None:
-    """`ref` resolved against `base`, or None when it leaves `root` (by `..`, absolute or link).
+    """`ref` resolved against `base`, or None when it leaves `root` (by `..`, absolute or link)
+    or holds a NUL byte (no file is called that; the system refuses to look it up).
 
     `..` and absolute paths are refused by path arithmetic, before any link is read; links
     are resolved as every input's are (`agentjudge.confine`), so nothing outside the root is
     ever opened. A link that leads nowhere inside the root (dangling, a loop) is a file not
     found, not a problem of the ref.
     """
+    if "\x00" in ref:
+        return None
     candidate = Path(os.path.normpath(base / ref))
     if not candidate.is_relative_to(root):
         return None

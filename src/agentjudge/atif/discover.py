@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentjudge.confine import OUTSIDE, not_regular_problem, resolve_inside
+from agentjudge.confine import OUTSIDE, not_regular_problem, resolve_inside, shown_path
 from agentjudge.errors import InputError, Problem, UsageError
 
 
@@ -47,15 +47,15 @@ def discover(paths: Sequence[str | Path], max_files: int) -> list[InputFile]:
         real = _named(given)
         if real.is_dir():
             candidates = [
-                InputFile(real / rel, real, str(Path(given) / rel), item)
+                InputFile(real / rel, real, shown_path(Path(given) / rel), item)
                 if isinstance(item, Problem)
-                else InputFile(item, real, str(Path(given) / rel))
+                else InputFile(item, real, shown_path(Path(given) / rel))
                 for rel, item in _walk_json(real, Path(given))
             ]
             if not candidates:
                 raise UsageError(f"{given}: no *.json files in this folder")
         elif real.is_file():
-            candidates = [InputFile(real, real.parent, str(given))]
+            candidates = [InputFile(real, real.parent, shown_path(given))]
         else:
             raise UsageError(f"{given}: not a regular file or folder; name a JSON file")
         for item in candidates:
@@ -114,7 +114,7 @@ def _walk_json(root: Path, named: Path) -> list[tuple[str, Path | Problem]]:
             with os.scandir(folder) as scan:
                 entries = list(scan)
         except OSError as exc:
-            display = str(named.joinpath(*rel))
+            display = shown_path(named.joinpath(*rel))
             message = f"cannot read this folder: {exc.strerror}"
             files.append((rel, Problem(display, "$", "file.unreadable", message)))
             continue
@@ -126,11 +126,11 @@ def _walk_json(root: Path, named: Path) -> list[tuple[str, Path | Problem]]:
                 folders.append((Path(entry.path), parts))
             elif entry.name.endswith(".json"):
                 regular = entry.is_file(follow_symlinks=False)
-                display = str(named.joinpath(*parts))
+                display = shown_path(named.joinpath(*parts))
                 files.append((parts, Path(entry.path) if regular else not_regular_problem(display)))
     direct = {item for _, item in files if isinstance(item, Path)}
     for parts, link in links:
-        followed = _follow(link, root, str(named.joinpath(*parts)))
+        followed = _follow(link, root, shown_path(named.joinpath(*parts)))
         if followed is not None and followed not in direct:
             files.append((parts, followed))
     files.sort(key=lambda pair: pair[0])

@@ -338,6 +338,14 @@ def _display_of(info: FileInfo, ref: str) -> str:
 
 
 def _escape_problem(file: str, path: str, ref: str) -> Problem:
+    """The problem of a ref `ref_target` refused: one leaving the folder, or a NUL byte."""
+    if "\x00" in ref:
+        return Problem(
+            file,
+            path,
+            "ref.path_nul",
+            f"reference {ref[:200]!r} holds a NUL byte, which no file name can; fix the path",
+        )
     return Problem(
         file,
         path,

@@ -54,7 +54,7 @@ from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, read_json
 from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.samples import temperature_note
+from agentjudge.judge.samples import MAX_SAMPLES, temperature_note
 from agentjudge.judge.store import default_store_path
 from agentjudge.trust.intervals import Bootstrap
 
@@ -263,8 +263,11 @@ def _check_paths(
 def _samples(options: GradeOptions, config: EvalConfig) -> int:
     """`--samples`, else `judge.samples` in eval_config.yaml, else 1."""
     samples = options.samples if options.samples is not None else config.judge_samples or 1
-    if samples < 1:
-        raise UsageError(f"--samples {samples}: must be a whole number >= 1 (1: one judge call)")
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise UsageError(
+            f"--samples {samples}: must be a whole number from 1 to {MAX_SAMPLES} "
+            "(1: one judge call)"
+        )
     return samples
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +38,7 @@ SUBMITTED_PER_SLOT = 2  # units submitted per running task: the next one waits, 
 # how long the driver waits for a unit before it reads the units' progress and checks for
 # Ctrl-C
 WAIT_SECONDS = 0.5
+RAY_PROBE_SECONDS = 5.0  # how long a named head's port may take to accept a connection
 # a bare --ray's cluster's address: loopback, but not 127.0.0.1, which Ray swaps for the
 # machine's network address
 LOCAL_NODE = "127.0.0.2"
@@ -152,6 +154,8 @@ def connect(ray: Any, address: str) -> None:
     start one on this machine ("local"); quietly (the job's own lines are on stderr)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    if address not in ("local", "auto"):
+        _probe(address)
     try:
         if address == "local":
             # a cluster of this machine alone: on loopback, where nothing else can join it
@@ -162,6 +166,21 @@ def connect(ray: Any, address: str) -> None:
         raise UsageError(
             f"--ray {address}: cannot reach a Ray cluster ({str(exc)[:300]}); start one with "
             "`ray start --head`, give its address, or a bare --ray to start one here"
+        ) from None
+
+
+def _probe(address: str) -> None:
+    """Fail in seconds when nothing listens at a named head: Ray itself retries an
+    unreachable address for minutes, printing a warning every few seconds."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), RAY_PROBE_SECONDS).close()
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(
+            f"--ray {address}: cannot reach a Ray cluster (nothing answers there: "
+            f"{reason[:200]}); start one with `ray start --head`, give its address, or a bare "
+            "--ray to start one here"
         ) from None
 
 

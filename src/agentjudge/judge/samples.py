@@ -15,6 +15,10 @@ from dataclasses import dataclass, replace
 
 from agentjudge.judge.request import JudgeRequest
 
+# The most samples a request may ask for: each is a judge call; more is a typo (and a
+# billion would be planned in memory before the first call)
+MAX_SAMPLES = 100
+
 
 def sample_requests(request: JudgeRequest, samples: int) -> tuple[JudgeRequest, ...]:
     """`samples` copies of `request`, numbered 0..samples-1 (the first is `request`)."""

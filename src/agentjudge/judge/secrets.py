@@ -11,8 +11,10 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from agentjudge.errors import UsageError
+from agentjudge.files import read_text_capped
 
 API_KEY_ENV = "AGENTJUDGE_JUDGE_API_KEY"
+MAX_KEY_FILE_BYTES = 64 * 1024  # a key is a line; a bigger file is the wrong one
 # The query parameters an endpoint keeps when it is shown: any other may carry a credential
 # (Gemini's native `key=`, Azure API Management's `subscription-key=`, SAS `sig=`, ...).
 _SHOWN_QUERY = frozenset({"api-version"})
@@ -35,11 +37,10 @@ def load_api_key(
         path = Path(key_file)
         names = " or ".join(env_names)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
+            text = read_text_capped(path, "key file", MAX_KEY_FILE_BYTES)
+        except UsageError as exc:
             raise UsageError(
-                f"{path}: cannot read the judge API key file ({exc.strerror}); "
-                f"fix the path or set {names} instead"
+                f"cannot read the judge API key file: {exc}; fix the path or set {names} instead"
             ) from None
         key = text.strip().splitlines()[0].strip() if text.strip() else ""
         if not key:

@@ -21,6 +21,9 @@ from pydantic import (
 
 from agentjudge.atif import Limits
 from agentjudge.errors import UsageError
+from agentjudge.files import read_text_capped
+from agentjudge.judge.samples import MAX_SAMPLES
+from agentjudge.nesting import load_yaml
 from agentjudge.scoring.aggregate import AggregationMode
 from agentjudge.scoring.criteria import ScoringMode
 from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, DecisiveRule
@@ -48,7 +51,7 @@ class ScoreConfig(BaseModel):
     subagent_aggregation: AggregationMode = "flat"
     failure_threshold: Unit = 0.5
     # judge answers per scored step (and per categorization), combined (judge/samples.py)
-    samples: Positive = 1
+    samples: Annotated[int, Field(ge=1, le=MAX_SAMPLES)] = 1
     judge_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
     completion_threshold: Unit = 0.5
     # how the step that made a failed root fail is found (scoring/decisive.py)
@@ -129,11 +132,7 @@ def load_config(config_file: Path | None, overrides: dict[str, Any]) -> ScoreCon
     if config_file is not None:
         where = str(config_file)
         try:
-            loaded = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(
-                f"{config_file}: cannot read the config file ({exc.strerror})"
-            ) from None
+            loaded = load_yaml(read_text_capped(config_file, "config file"), where)
         except yaml.YAMLError:
             raise UsageError(f"{config_file}: not valid YAML") from None
         if loaded is not None and not isinstance(loaded, dict):

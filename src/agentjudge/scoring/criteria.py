@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentjudge.errors import UsageError, clip
+from agentjudge.nesting import load_yaml
 
 MAX_RUBRIC_BYTES = 16 * 1024
 M = TypeVar("M", bound=BaseModel)
@@ -205,7 +206,7 @@ def _document(source: Path | str | dict[str, Any], what: str) -> tuple[Any, str]
     if len(text.encode()) > MAX_RUBRIC_BYTES and what == "rubric":
         raise UsageError(f"{where}: the rubric is more than 16 KiB")
     try:
-        return yaml.safe_load(text), where
+        return load_yaml(text, where), where
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""

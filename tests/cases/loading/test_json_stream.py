@@ -13,6 +13,7 @@ import pytest
 
 from agentjudge.cases.loading import json_stream
 from agentjudge.errors import UsageError
+from agentjudge.nesting import MAX_JSON_DEPTH
 
 ITEMS = [
     {"id": "a", "text": "ends with }, { and }] inside a string", "n": 1},
@@ -189,3 +190,42 @@ def test_spaces_longer_than_a_window_between_items(
     assert fast[0] == items
     with path.open("rb") as handle:  # not through ijson
         assert list(json_stream._split(handle, "cases")) == items
+
+
+def _nested_case(depth: int) -> bytes:
+    """A dataset whose one case (an object: one level) holds arrays to `depth` levels."""
+    inner = b"[" * (depth - 1) + b'"x"' + b"]" * (depth - 1)
+    return b'{"cases": [{"id": "a"}, {"id": "deep", "v": ' + inner + b"}]}"
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def test_a_case_at_the_depth_limit_reads_both_ways(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    path.write_bytes(_nested_case(MAX_JSON_DEPTH))
+    fast, slow = _both(path)
+    for items, taken, _top in (fast, slow):
+        assert [item["id"] for item in items] == ["a", "deep"]
+        assert _depth(items[1]) == MAX_JSON_DEPTH
+        assert len(taken) == 2
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 2000, 100_000])
+def test_a_case_past_the_depth_limit_is_refused_both_ways(tmp_path: Path, depth: int) -> None:
+    path = tmp_path / "d.json"
+    path.write_bytes(_nested_case(depth))
+    fast, slow = _both(path)
+    said = f"nested more than {MAX_JSON_DEPTH} levels deep"
+    for items, top in (fast, slow):
+        assert str(path) in items
+        assert said in items
+        assert said in top

@@ -15,6 +15,9 @@ import yaml
 from agentjudge.cases.loading.dataset import threshold_spec
 from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, JudgeSpec, merge_judge
 from agentjudge.errors import UsageError, clip
+from agentjudge.files import read_text_capped
+from agentjudge.judge.samples import MAX_SAMPLES
+from agentjudge.nesting import load_yaml
 
 TOP_KEYS = ("judge", "quality_metrics", "judges", "custom_metrics")
 # temperature and samples are agentjudge's own (graph-agents-cli has neither)
@@ -85,13 +88,11 @@ def load_config(path: Path | None, required: bool = False) -> EvalConfig:
             raise UsageError(f"--config {path}: no such file")
         return EvalConfig()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(read_text_capped(path, "--config"), str(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise UsageError(f"{path}: not valid YAML{where}; fix the syntax") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot be read ({exc})") from None
     return parse_config(data, path)
 
 
@@ -162,8 +163,10 @@ def _temperature(value: Any, at: str) -> float | None:
 def _samples(value: Any, at: str) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UsageError(f"{at}: must be a whole number >= 1 (got {clip(repr(value))})")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SAMPLES:
+        raise UsageError(
+            f"{at}: must be a whole number from 1 to {MAX_SAMPLES} (got {clip(repr(value))})"
+        )
     return value
 
 

@@ -31,10 +31,14 @@ import ijson
 import orjson
 
 from agentjudge.errors import UsageError
-from agentjudge.files import open_input, read_json
+from agentjudge.files import MAX_JSON_BYTES, open_input, read_json
+from agentjudge.nesting import MAX_JSON_DEPTH, TooDeep, bounded_events, check_depth
 
 # ijson's bytes per read; also how often the traces' finished items are taken away
 BUFFER = 64 * 1024
+# levels above an item: the top-level object and its array (the fast reader parses an
+# item alone, and checks its depth itself)
+_ITEM_LEVELS = 2
 
 
 def array_items(path: Path, key: str, what: str) -> Iterator[Any]:
@@ -51,10 +55,12 @@ def array_items(path: Path, key: str, what: str) -> Iterator[Any]:
                     return
                 except _Unsure:
                     handle.seek(0)
-            items = ijson.items(handle, f"{key}.item", use_float=True, buf_size=BUFFER)
+            items = ijson.items(_events(handle), f"{key}.item")
             yield from itertools.islice(items, given, None)
     except (ijson.JSONError, UnicodeDecodeError) as exc:
         raise _invalid(path, what, exc) from None
+    except TooDeep:
+        raise _too_deep(path, what) from None
 
 
 def drain_array(path: Path, key: str, what: str, take: Callable[[Any], None]) -> Any:
@@ -80,6 +86,8 @@ def drain_array(path: Path, key: str, what: str, take: Callable[[Any], None]) ->
                 raise UsageError(
                     f"{what} {path}: its top-level object has {key!r} twice; keep one"
                 ) from None
+            except TooDeep:
+                raise _too_deep(path, what) from None
             except _Unsure:
                 handle.seek(0)
         return _drain(handle, path, key, what, take, given)
@@ -109,9 +117,11 @@ def _drain(
 
     try:
         reader = _Draining(handle, drain)
-        value = next(ijson.items(reader, "", map_type=maps, use_float=True, buf_size=BUFFER))
+        value = next(ijson.items(_events(reader), "", map_type=maps))
     except (ijson.JSONError, UnicodeDecodeError, StopIteration) as exc:
         raise _invalid(path, what, exc) from None
+    except TooDeep:
+        raise _too_deep(path, what) from None
     if value is top:
         drain(True)
     return value
@@ -194,6 +204,7 @@ def _split(handle: BinaryIO, key: str) -> Generator[Any, None, dict[str, Any]]:
         if item is _MORE:  # the item runs past what was read
             buffer, start = buffer[start:] + _read(handle, buffer), 0
             continue
+        check_depth(item, buffer.count(b"[", start, end) + buffer.count(b"{", start, end))
         yield item
         after = _skip_spaces(buffer, end)
         while after == len(buffer):  # what follows the item is not read yet
@@ -296,7 +307,25 @@ def _members_after(tail: bytes, before: dict[str, Any], key: str) -> dict[str, A
     return {**before, key: [], **after}
 
 
+def _events(handle: BinaryIO | _Draining) -> Any:
+    """ijson's parse events of `handle`, refused past `MAX_JSON_DEPTH` levels.
+
+    ijson's own `parse` builds a path string for each level entered, as long as the depth:
+    fed from bounded `basic_parse` events, it never builds one deeper than the limit.
+    """
+    events = ijson.basic_parse(handle, use_float=True, buf_size=BUFFER)
+    return ijson.parse(bounded_events(events, MAX_JSON_DEPTH + _ITEM_LEVELS))
+
+
+def _too_deep(path: Path, what: str) -> UsageError:
+    return UsageError(
+        f"{what} {path}: a value is nested more than {MAX_JSON_DEPTH} levels deep (the "
+        "limit, counted within one item); flatten it"
+    )
+
+
 def _invalid(path: Path, what: str, exc: BaseException) -> UsageError:
     """The usage error of a file ijson could not read: orjson's message when it agrees."""
-    read_json(path, what)  # raises with the line and column of the fault
+    if path.is_file() and path.stat().st_size <= MAX_JSON_BYTES:
+        read_json(path, what)  # raises with the line and column of the fault
     return UsageError(f"{what} {path} is not valid JSON: {exc}; fix the file")

@@ -21,7 +21,7 @@ from agentjudge.judge.providers.gemini import GEMINI_URL, Gemini
 from agentjudge.judge.providers.local import LOCAL_NOTE, LocalJudge, require_extra
 from agentjudge.judge.providers.openai import OPENAI_URL, AzureOpenAI, OpenAI
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
-from agentjudge.judge.secrets import API_KEY_ENV, redact_url
+from agentjudge.judge.secrets import API_KEY_ENV, redact, redact_url
 
 
 @dataclass(frozen=True)
@@ -179,14 +179,16 @@ def checked_url(url: str, flag: str = "--judge-url") -> tuple[str, str | None]:
     """`url` checked (http or https, a host, a port in range) and without its user info,
     plus the credential that user info carried (the password, else the user name): it is
     the API key, sent the provider's way, so it never travels in the URL itself."""
-    shown = clip(redact_url(url), 100)
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(url)  # raises for an IPv6 host without its closing bracket
         port = parts.port  # raises for a port out of range or not a number
     except ValueError:
+        # `redact` masks user info without parsing the URL, which just failed
         raise UsageError(
-            f"{flag}: {shown} is not a valid URL (the port must be a number from 1 to 65535)"
+            f"{flag}: {clip(redact(url), 100)} is not a valid URL (the port must be a number "
+            "from 1 to 65535; an IPv6 host is written in brackets, http://[::1]:8000/v1)"
         ) from None
+    shown = clip(redact_url(url), 100)
     if parts.scheme.lower() not in ("http", "https"):
         raise UsageError(
             f"{flag}: {shown} must start with http:// or https:// (e.g. http://127.0.0.1:8000/v1)"
