@@ -92,9 +92,7 @@ def score_trajectories(
     # after loading: the exporter's thread would make loading's workers use forkserver
     with (
         # the console's notes are quiet with --quiet: so are the rate-limit waits
-        JudgeSession(
-            settings, config.cache, config.cache_path, on_note, on_note
-        ) as session,
+        JudgeSession(settings, config.cache, config.cache_path, on_note, on_note) as session,
         exporting() as meter,
     ):
         client = session.client(provider, meter)
