@@ -140,3 +140,11 @@ def test_a_rubric_as_text_benchmark_names_and_rubric_sources(tmp_path: Path) -> 
         job_config(spec({"custom_rubric": text, "custom_rubric_path": "r.yaml"}), tmp_path)
     with pytest.raises(UsageError, match="custom_rubric: a rubric as an object"):
         job_config(spec({"scoring_mode": "custom", "custom_rubric": "just words"}), tmp_path)
+
+
+def test_a_rubric_text_nested_deeply_is_one_line(tmp_path: Path) -> None:
+    # PyYAML composes recursively: 100,000 levels was a RecursionError (exit 4)
+    deep = "[" * 100_000 + "]" * 100_000
+    params = {"scoring_mode": "custom", "custom_rubric": deep, "trajectory_path": "/data/runs"}
+    with pytest.raises(UsageError, match=r"custom_rubric.*nested more than 100 levels"):
+        job_config(spec(params), tmp_path)

@@ -39,6 +39,7 @@ from evalhub.models.api import MetricSchema, ResultType
 
 from agentjudge.api import ScoreRun, score_trajectories
 from agentjudge.errors import EXIT_INTERNAL, AgentJudgeError, InputError, UsageError, clip
+from agentjudge.nesting import load_yaml
 from agentjudge.printable import printable
 from agentjudge.report.mlflow import log_run
 from agentjudge.report.training import manifest_name
@@ -152,7 +153,7 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
 def _rubric_text(text: str) -> dict[str, Any]:
     """A rubric written as JSON or YAML text in `custom_rubric`."""
     try:
-        rubric = yaml.safe_load(text)
+        rubric = load_yaml(text, "job parameter custom_rubric")
     except yaml.YAMLError:
         rubric = None
     if not isinstance(rubric, dict):

@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 
 from agentjudge.cases.loading import (
+    agent_package,
     load_config,
     load_dataset,
     load_traces,
     parse_config,
     trace_files,
 )
+from agentjudge.cases.loading.project import MANIFEST
 from agentjudge.errors import UsageError
 from tests.conftest import SHARED
 
@@ -212,3 +214,28 @@ def test_a_missing_config_is_defaults_unless_asked_for(tmp_path: Path) -> None:
     bad.write_text("judge: [\n")
     with pytest.raises(UsageError, match=r"not valid YAML \(line"):
         load_config(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("agent_directory:\n  " + "[" * 100_000 + "]" * 100_000, "nested more than 100"),
+        (b"agent_directory: \xffapp\n", "not UTF-8 text"),
+    ],
+)
+def test_a_manifest_that_cannot_be_read_safely_is_one_line(
+    tmp_path: Path, text: str | bytes, message: str
+) -> None:
+    # a deep manifest was a RecursionError, a byte that is not UTF-8 a UnicodeDecodeError
+    manifest = tmp_path / MANIFEST
+    manifest.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(UsageError, match=message):
+        agent_package(tmp_path)
+
+
+def test_a_manifest_that_is_missing_or_not_yaml_names_the_default_package(tmp_path: Path) -> None:
+    assert agent_package(tmp_path) == "app"
+    (tmp_path / MANIFEST).write_text("agent_directory: [unclosed\n")
+    assert agent_package(tmp_path) == "app"
+    (tmp_path / MANIFEST).write_text("agent_directory: my_agent\n")
+    assert agent_package(tmp_path) == "my_agent"

@@ -17,6 +17,8 @@ import yaml
 from dotenv import dotenv_values
 
 from agentjudge.errors import UsageError
+from agentjudge.files import read_text_capped
+from agentjudge.nesting import load_yaml
 
 MANIFEST = "graph-agents-cli-manifest.yaml"
 DATASETS_DIR = "tests/eval/datasets"
@@ -154,9 +156,13 @@ def agent_package(root: Path | None) -> str:
 
 
 def _yaml_mapping(path: Path) -> dict[str, Any]:
+    """The manifest's mapping; missing or not YAML is none (graph-agents-cli's defaults
+    hold), but too large, not UTF-8 or nested too deeply is a one-line usage error."""
+    if not path.is_file():
+        return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = load_yaml(read_text_capped(path, "the project manifest"), str(path))
+    except yaml.YAMLError:
         return {}
     return data if isinstance(data, dict) else {}
 
