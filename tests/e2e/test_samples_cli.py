@@ -233,4 +233,4 @@ def test_grade_samples_from_the_config_file_and_one_sample_unchanged(
     assert "unstable" not in weather
     bad = grade(project, "--samples", "0", server=server)
     assert bad.returncode == 3
-    assert "--samples 0: must be a whole number >= 1" in bad.stderr
+    assert "--samples 0: must be a whole number from 1 to 100" in bad.stderr
