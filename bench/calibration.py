@@ -31,7 +31,7 @@ from typing import Any
 from common import measure
 
 ROOT = Path(__file__).resolve().parent.parent
-WHO_AND_WHEN = ROOT.parent / "shared" / "fixtures" / "who-and-when"
+WHO_AND_WHEN = ROOT / "tests" / "fixtures" / "who-and-when"
 RULES = ("first_below_threshold", "lowest_score", "judge_pick")
 FIGURES = ("agent_accuracy", "decisive_step_accuracy", "step_accuracy", "kappa")
 

@@ -1,6 +1,6 @@
 """Benchmark: hostile input files never crash agentjudge, never make it read outside its input.
 
-Each case is one folder of inputs made from a real trajectory of `../shared/fixtures/atif`
+Each case is one folder of inputs made from a real trajectory of `tests/fixtures/atif`
 (seeded): the file mutated (bytes flipped or cut, values replaced by huge, deep, odd or
 injected ones, keys dropped or added, references pointed out of the folder, at a symlink
 or back at the file), sometimes beside symbolic links (to a file outside the folder, to a
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures" / "atif"
+FIXTURES = REPO / "tests" / "fixtures" / "atif"
 DATASET = REPO / "tests" / "cases" / "data" / "project" / "tests" / "eval" / "datasets"
 CASE_SECONDS = 120  # a case still running after this is a hang, and counted as one
 CANARY = "CANARY-d41d8cd9-outside-the-input-folder"

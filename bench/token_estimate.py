@@ -1,7 +1,7 @@
 """Benchmark: how close the plan's token estimate is to a real tokenizer, and its fit.
 
 The step and categorization requests a plan would send for three collections (examples/,
-the ATIF fixtures in ../shared/fixtures/atif, and 30 trajectories of score_collection.py)
+the ATIF fixtures in tests/fixtures/atif, and 30 trajectories of score_collection.py)
 are counted by Qwen2.5's tokenizer, as the embedded judge's server counts them (needs
 agentjudge[local] and its model), and estimated by `scoring/estimate.py`.
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import tempfile
 from collections.abc import Callable
@@ -35,7 +34,6 @@ from agentjudge.scoring.criteria import resolve_criteria
 from score_collection import trajectory
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("AGENTJUDGE_SHARED", ROOT.parent / "shared"))
 Counted = list[tuple[JudgeRequest, int]]
 
 
@@ -59,7 +57,7 @@ def fixtures() -> list[Path]:
     """The ATIF fixtures that load as trajectories (some are other formats, or broken on
     purpose)."""
     found = []
-    for path in sorted((SHARED / "fixtures" / "atif").rglob("*.json")):
+    for path in sorted((ROOT / "tests" / "fixtures" / "atif").rglob("*.json")):
         try:
             config = ScoreConfig.model_validate({"trajectory_path": [str(path)], "judge": "fake"})
             if any(

@@ -1,4 +1,4 @@
-"""Every real file in shared/fixtures/atif loads, or is rejected, as its PROVENANCE.md says."""
+"""Every real ATIF file in tests/fixtures/atif loads, or is rejected, as its PROVENANCE.md says."""
 
 from __future__ import annotations
 

@@ -14,9 +14,9 @@ from agentjudge.calibration.labels import load_labels
 from agentjudge.cli import main
 from agentjudge.convert.folder import convert_who_and_when
 from agentjudge.errors import InputError, UsageError
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-WHO_AND_WHEN = SHARED / "fixtures" / "who-and-when"
+WHO_AND_WHEN = FIXTURES / "who-and-when"
 
 
 @pytest.fixture(scope="module")

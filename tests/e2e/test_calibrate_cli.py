@@ -16,7 +16,7 @@ import pytest
 from agentjudge.convert.folder import convert_who_and_when
 from agentjudge.testing import JudgeServer
 from tests.atif.docs import doc, write
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -172,7 +172,7 @@ def test_a_bad_labels_file_exits_3_before_any_judge_call(
 
 
 def test_calibrate_runs_on_converted_who_and_when(tmp_path: Path, server: JudgeServer) -> None:
-    convert_who_and_when(SHARED / "fixtures" / "who-and-when", tmp_path / "ww")
+    convert_who_and_when(FIXTURES / "who-and-when", tmp_path / "ww")
     everything = json.loads((tmp_path / "ww" / "labels.json").read_text())
     names = [
         "trajectories/algorithm-generated-57.json",

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-GAC = SHARED / "fixtures" / "graph-agents-cli"
+GAC = FIXTURES / "graph-agents-cli"
 PROJECT = Path(__file__).resolve().parents[1] / "cases" / "data" / "project"
 
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden"
+GOLDEN = FIXTURES / "graph-agents-cli" / "golden"
 VOLATILE = {"graded_at", "traces_files", "dataset_paths", "config", "warnings"}
 OURS = {"judge_usage", "metrics_interval"}  # keys agentjudge adds (never renames or drops one)
 

@@ -15,7 +15,7 @@ import pytest
 
 from agentjudge.errors import EXIT_USAGE
 from agentjudge.testing import JudgeServer
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 from tests.e2e.test_calibrate_cli import labelled_set
 from tests.e2e.test_grade_cli import PROJECT, TRACES
 from tests.e2e.test_hostile_cli import run
@@ -257,7 +257,7 @@ def test_calibrate_outputs_over_its_labels(tmp_path: Path, server: JudgeServer, 
 
 def test_convert_into_its_own_source_folder_is_refused(tmp_path: Path) -> None:
     src = tmp_path / "ww"
-    shutil.copytree(SHARED / "fixtures" / "who-and-when", src)
+    shutil.copytree(FIXTURES / "who-and-when", src)
     before = snapshot(src)
     done = run("convert", "who-and-when", src, src / "out", cwd=tmp_path)
     line = refused(done, src / "out", src)
@@ -268,7 +268,7 @@ def test_convert_into_its_own_source_folder_is_refused(tmp_path: Path) -> None:
 
 def test_convert_over_a_source_file_is_refused(tmp_path: Path) -> None:
     src = tmp_path / "ww"
-    shutil.copytree(SHARED / "fixtures" / "who-and-when", src)
+    shutil.copytree(FIXTURES / "who-and-when", src)
     one = sorted(src.rglob("*.json"))[0]
     out = tmp_path / "out"
     (out / "trajectories").mkdir(parents=True)

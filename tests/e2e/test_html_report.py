@@ -16,13 +16,13 @@ from playwright.sync_api import BrowserContext, Page
 
 from agentjudge.testing import JudgeServer
 from tests.atif.docs import doc, with_refs, write
-from tests.conftest import REPO, SHARED
+from tests.conftest import FIXTURES, REPO
 from tests.e2e.browser import chromium, file_url
 
 pytestmark = pytest.mark.timeout(120)
 
 PROJECT = REPO / "tests" / "cases" / "data" / "project"
-GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden" / "basic" / "results"
+GOLDEN = FIXTURES / "graph-agents-cli" / "golden" / "basic" / "results"
 ATTACKS = [
     "<script>window.__pwned=1</script>",
     "<img src=x onerror=window.__pwned=2>",

@@ -22,7 +22,7 @@ import pytest
 from agentjudge.convert.folder import convert_who_and_when
 from agentjudge.judge.providers.local import LOCAL_NOTE, MODEL_NAME, SERVER_MODULE
 from tests.atif.docs import step, write
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
 if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TESTS") != "required":
     pytest.skip("the local extra is not installed", allow_module_level=True)
@@ -200,7 +200,7 @@ def test_calibrate_runs_on_a_converted_who_and_when_run(tmp_path: Path) -> None:
     on 2 cores). Failure threshold 0 sends no categorization call, so the decisive step is
     the lowest-scoring one (no step is below 0): the figures are the real model's, whatever
     they are, and only their shape is asserted."""
-    convert_who_and_when(SHARED / "fixtures" / "who-and-when", tmp_path / "ww")
+    convert_who_and_when(FIXTURES / "who-and-when", tmp_path / "ww")
     everything = json.loads((tmp_path / "ww" / "labels.json").read_text())
     name = "trajectories/algorithm-generated-53.json"
     run = json.loads((tmp_path / "ww" / name).read_text())

@@ -23,7 +23,7 @@ from agentjudge.report.html import (
 )
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
 EVIL = [
     "<script>window.__pwned=1</script>",
@@ -32,7 +32,7 @@ EVIL = [
     "<!-- <script>",
     "a\u2028b\u2029c & &amp; ]]>",
 ]
-GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden" / "basic" / "results"
+GOLDEN = FIXTURES / "graph-agents-cli" / "golden" / "basic" / "results"
 
 
 def step(step_id: int, score: float | None, **fields: Any) -> dict[str, Any]:

@@ -11,9 +11,9 @@ import pytest
 from agentjudge.cases.checking import CheckResult, declared_checks, run_checks
 from agentjudge.cases.checking.json_answer import MAX_JSON_STARTS
 from agentjudge.cases.loading import CHECKS, normalise_expect
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden" / "basic"
+GOLDEN = FIXTURES / "graph-agents-cli" / "golden" / "basic"
 
 
 def check(raw_expect: dict[str, Any], trace: dict[str, Any]) -> dict[str, CheckResult]:

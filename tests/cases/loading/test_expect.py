@@ -18,7 +18,7 @@ from agentjudge.cases.loading.expect import (
     normalise_expect,
 )
 from agentjudge.errors import EXIT_USAGE, UsageError
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
 WHERE = "dataset.json: cases[3] (id 'x')"
 
@@ -211,7 +211,7 @@ def test_canonical_case_matches_graph_agents_cli_hash() -> None:
 
 
 def test_canonical_case_keeps_scaffold_hash() -> None:
-    raw = json.loads((SHARED / "fixtures/graph-agents-cli/scaffold/basic-dataset.json").read_text())
+    raw = json.loads((FIXTURES / "graph-agents-cli/scaffold/basic-dataset.json").read_text())
     canonical = [canonical_case(case) for case in raw["cases"]]
     assert _hash(canonical) == "79cbb3f2778b082bd21a7f916a4ee0fcd0406d9240cbae3e9cbc27de54cf79fd"
     for index, case in enumerate(raw["cases"]):

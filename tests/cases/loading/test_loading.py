@@ -19,10 +19,10 @@ from agentjudge.cases.loading import (
 )
 from agentjudge.cases.loading.project import MANIFEST
 from agentjudge.errors import UsageError
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-SCAFFOLD = SHARED / "fixtures" / "graph-agents-cli" / "scaffold"
-GOLDEN = SHARED / "fixtures" / "graph-agents-cli" / "golden"
+SCAFFOLD = FIXTURES / "graph-agents-cli" / "scaffold"
+GOLDEN = FIXTURES / "graph-agents-cli" / "golden"
 
 
 def write(path: Path, data: Any) -> Path:

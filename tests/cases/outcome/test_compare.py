@@ -18,9 +18,9 @@ from agentjudge.cases.outcome import (
     render_compare,
 )
 from agentjudge.errors import EXIT_USAGE, UsageError
-from tests.conftest import SHARED
+from tests.conftest import FIXTURES
 
-GAC = SHARED / "fixtures" / "graph-agents-cli"
+GAC = FIXTURES / "graph-agents-cli"
 REPORTS = GAC / "compare-reports"
 GOLDEN = GAC / "golden" / "compare"
 # graph-agents-cli printed off a terminal, where rich uses 80 columns; any width the widest
