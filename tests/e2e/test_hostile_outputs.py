@@ -126,6 +126,21 @@ def test_score_verdict_store_over_a_subagent_file_of_a_named_root(
     assert server.log == []
     assert not (tmp_path / "out.json").exists()
 
+def test_score_results_over_an_unparseable_subagent_file(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    """A subagent file that is not JSON is still a file the run read: `-o` onto it would
+    replace the user's (broken) trajectory with the results."""
+    runs = tree(tmp_path)
+    (runs / "child.json").write_bytes(b'{"schema_version": "ATIF-v1.6", "steps": [\xff')
+    before = snapshot(runs)
+    done = score(runs / "root.json", *judge_flags(server), "-o", runs / "child.json", cwd=tmp_path)
+    line = refused(done, runs / "child.json")
+    assert "--output would overwrite the subagent trajectory" in line
+    assert snapshot(runs) == before
+    assert server.log == []
+
+
 
 def test_score_through_a_symlinked_folder(tmp_path: Path, server: JudgeServer) -> None:
     runs = tree(tmp_path)

@@ -90,6 +90,9 @@ class _Builder:
                 parent_id=parent_id,
                 parent_step_id=parent_step_id,
                 sha256=info.sha256,
+                # never read for steps (the node has problems), but named as a file this
+                # run reads: an output onto it is refused (`check_reached_files`)
+                segments=(Segment(info.path, "$"),),
                 problems=info.problems + extra,
             )
         return self._traj_node(
