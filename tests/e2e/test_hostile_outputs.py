@@ -126,6 +126,7 @@ def test_score_verdict_store_over_a_subagent_file_of_a_named_root(
     assert server.log == []
     assert not (tmp_path / "out.json").exists()
 
+
 def test_score_results_over_an_unparseable_subagent_file(
     tmp_path: Path, server: JudgeServer
 ) -> None:
@@ -139,7 +140,6 @@ def test_score_results_over_an_unparseable_subagent_file(
     assert "--output would overwrite the subagent trajectory" in line
     assert snapshot(runs) == before
     assert server.log == []
-
 
 
 def test_score_through_a_symlinked_folder(tmp_path: Path, server: JudgeServer) -> None:

@@ -53,6 +53,10 @@ def test_the_end_of_a_step_past_the_budget_reaches_the_judge_and_the_step_is_mar
     assert len(shown) < STEP_CHARS + 200
     hidden = len(long) - STEP_CHARS
     assert f"you see {STEP_CHARS:,} of its {len(long):,} characters" in user["content"]
+    # it scored low: the request for its failure category says the same of what is shown
+    categories = [json.dumps(a) for a in asked if "Classify its failure" in json.dumps(a)]
+    assert categories
+    assert all(f"you see {STEP_CHARS:,} of its {len(long):,} characters" in c for c in categories)
 
     steps = json.loads((tmp_path / "out.json").read_text())["trajectories"][0]["nodes"][0]["steps"]
     by_id = {s["step_id"]: s for s in steps}

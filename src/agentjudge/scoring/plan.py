@@ -85,7 +85,7 @@ class NodePlan:
                 answer="category_pick",
             )
         lines = [self.quoted[c] for c in planned.context]
-        user = category_prompt(self.task, lines, quote(planned.view.data), score)
+        user = category_prompt(self.task, lines, quote(planned.view.data), score, planned.view.cut)
         return JudgeRequest(
             (Message("system", CATEGORIZE_SYSTEM), Message("user", user)),
             PROMPT_VERSION,

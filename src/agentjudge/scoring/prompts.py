@@ -194,16 +194,16 @@ def user_prompt(
     return "\n".join(parts)
 
 
-def category_prompt(task: str, context: list[str], step: str, score: float) -> str:
-    """The user message asking for the failure category of a low-scoring step."""
-    return "\n".join(
-        [
-            f"<task>{task}</task>",
-            _context(context),
-            f"<step>{step}</step>",
-            f"This step scored {score:.3f} out of 1. Classify its failure.",
-        ]
-    )
+def category_prompt(
+    task: str, context: list[str], step: str, score: float, cut: StepCut | None = None
+) -> str:
+    """The user message asking for the failure category of a low-scoring step; with what of
+    the step was `cut`, as its scoring request says it."""
+    parts = [f"<task>{task}</task>", _context(context), f"<step>{step}</step>"]
+    if cut is not None:
+        parts.append(cut_note(cut))
+    parts.append(f"This step scored {score:.3f} out of 1. Classify its failure.")
+    return "\n".join(parts)
 
 
 def _context(lines: list[str]) -> str:
