@@ -44,10 +44,11 @@ def start(
         )
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
+def stop(proc: subprocess.Popen[bytes], grace: float = 15) -> None:
+    """End a server's process group: SIGTERM, then SIGKILL after `grace` seconds."""
     os.killpg(proc.pid, signal.SIGTERM)
     try:
-        proc.wait(15)
+        proc.wait(grace)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(15)

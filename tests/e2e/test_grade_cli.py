@@ -11,6 +11,7 @@ import sys
 import venv
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -458,17 +459,23 @@ def test_a_judge_echoing_the_key_has_it_written_nowhere(project: Path, source: s
     assert secret.encode() not in everything
 
 
-@pytest.mark.parametrize("quiet", [False, True])
-def test_a_rate_limiting_judge_is_said_unless_quiet(project: Path, quiet: bool) -> None:
-    # every request is first refused with a wait long enough to be worth saying (11 s)
-    with JudgeServer(Script(fail_first=1, fail_first_fault="429", retry_after=11)) as judge:
-        flags = ["--output", "out.json", "--no-cache", *(["--quiet"] if quiet else [])]
-        done = grade(project, *flags, server=judge)
-    said = [line for line in done.stderr.splitlines() if "rate-limiting" in line]
-    if quiet:
-        assert said == []
-    else:
-        assert len(said) == 1, done.stderr  # said once, not for each call that waits
-        assert said[0].startswith("warning: judge openai-compatible/")
-        assert "(http_429, for 0 s): waiting 11." in said[0]
-    assert judge_scores(results(project / "out.json")) == PROJECT_JUDGE_SCORES
+def test_a_rate_limiting_judge_is_said_unless_quiet(tmp_path: Path) -> None:
+    """Each request is first refused with a wait long enough to be worth saying (11 s). The
+    loud and the quiet run wait side by side: the 11 s are waited once, not twice."""
+
+    def graded(quiet: bool) -> tuple[subprocess.CompletedProcess[str], Path]:
+        root = tmp_path / ("quiet" if quiet else "loud") / "proj"
+        shutil.copytree(PROJECT, root)
+        with JudgeServer(Script(fail_first=1, fail_first_fault="429", retry_after=11)) as judge:
+            flags = ["--output", "out.json", "--no-cache", *(["--quiet"] if quiet else [])]
+            return grade(root, *flags, server=judge), root
+
+    with ThreadPoolExecutor(2) as pool:
+        (loud, loud_root), (quiet, quiet_root) = pool.map(graded, (False, True))
+    said = [line for line in loud.stderr.splitlines() if "rate-limiting" in line]
+    assert len(said) == 1, loud.stderr  # said once, not for each call that waits
+    assert said[0].startswith("warning: judge openai-compatible/")
+    assert "(http_429, for 0 s): waiting 11." in said[0]
+    assert [line for line in quiet.stderr.splitlines() if "rate-limiting" in line] == []
+    for root in (loud_root, quiet_root):
+        assert judge_scores(results(root / "out.json")) == PROJECT_JUDGE_SCORES
