@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -234,3 +237,41 @@ def test_a_timeout_setting_never_breaks_the_job(
         pass  # nothing measured: nothing to send, however long the timeout
     assert time.monotonic() - started < 5
     assert bool(notes) == said
+
+
+SILENT_COLLECTOR = """
+import sys
+from agentjudge.judge.telemetry import JudgeMetrics, exporting
+
+with exporting() as meter:
+    JudgeMetrics(meter, {"job": "x"}).call()
+print("ended", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("protocol", ["grpc", "http/protobuf"])
+def test_a_collector_that_never_answers_is_one_note_and_nothing_after(
+    tmp_path: Path, protocol: str
+) -> None:
+    """It was said once by us and again by the SDK's thread, after the job had ended."""
+    with socket.socket() as listening:  # takes connections, never answers
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(16)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(sys.path),
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{listening.getsockname()[1]}",
+            "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+            "OTEL_EXPORTER_OTLP_TIMEOUT": "1",
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", SILENT_COLLECTOR],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    lines = done.stderr.splitlines()
+    assert lines[-1] == "ended", done.stderr
+    assert len(lines) == 2, done.stderr
+    assert lines[0].startswith("warning: OpenTelemetry metrics could not be exported to")

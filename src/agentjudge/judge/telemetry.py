@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -174,6 +175,9 @@ def exporting(note: Note = _note_on_stderr) -> Iterator[Meter | None]:
         try:
             yield provider.get_meter("agentjudge")
         finally:
+            # sent here, in this thread, while our handler hears the SDK: an export left
+            # to the reader's thread outlives the block and logs its failure a second time
+            provider.force_flush(timeout_millis=timeout * 1000)
             provider.shutdown(timeout_millis=timeout * 1000)
     finally:
         otel.handlers[:], otel.propagate = saved
@@ -225,8 +229,11 @@ def _provider(note: Note) -> tuple[Any, float] | None:
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
 
+    # no periodic export (no thread of its own): what a job measured is sent when it ends
     reader = PeriodicExportingMetricReader(
-        OTLPMetricExporter(timeout=timeout), export_timeout_millis=timeout * 1000
+        OTLPMetricExporter(timeout=timeout),
+        export_interval_millis=math.inf,
+        export_timeout_millis=timeout * 1000,
     )
     return MeterProvider(metric_readers=[reader]), timeout
 
