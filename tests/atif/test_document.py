@@ -36,6 +36,18 @@ def test_missing_schema_version_defaults_to_latest_like_harbor() -> None:
     assert parse_trajectory(json.dumps(document).encode(), "t.json").schema_version == "ATIF-v1.8"
 
 
+def test_atif_schema_version_is_an_alias_as_the_contrib_provider_reads_it() -> None:
+    document = doc(2, "ATIF-v1.6")
+    document["atif_schema_version"] = document.pop("schema_version")
+    assert parse_trajectory(json.dumps(document).encode(), "t.json").schema_version == "ATIF-v1.6"
+    document["schema_version"] = "ATIF-v1.6"  # both, the same: fine
+    assert parse_trajectory(json.dumps(document).encode(), "t.json").schema_version == "ATIF-v1.6"
+    document["schema_version"] = "ATIF-v1.7"
+    (problem,) = problems_of(document)
+    assert problem.rule == "schema.value_error"
+    assert "atif_schema_version 'ATIF-v1.6' differ: keep one" in problem.message
+
+
 def test_unknown_schema_version() -> None:
     (problem,) = problems_of(doc(2, "ATIF-v2.0"))
     assert str(problem) == (

@@ -213,3 +213,20 @@ class Trajectory(_Strict):
     continued_trajectory_ref: str | None = None
     extra: dict[str, Any] | None = None
     subagent_trajectories: list[Trajectory] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _schema_version_alias(cls, data: Any) -> Any:
+        """`atif_schema_version`, as the eval-hub-contrib provider reads it: the document's
+        schema_version when that is not given, and an error when the two differ."""
+        if not isinstance(data, dict) or "atif_schema_version" not in data:
+            return data
+        data = dict(data)
+        alias = data.pop("atif_schema_version")
+        if "schema_version" in data and data["schema_version"] != alias:
+            raise ValueError(
+                f"schema_version {clip(repr(data['schema_version']))} and atif_schema_version "
+                f"{clip(repr(alias))} differ: keep one"
+            )
+        data["schema_version"] = alias
+        return data
