@@ -61,7 +61,10 @@ class ScoreConfig(BaseModel):
     decisive_roots: Literal["failed", "all"] = "failed"
     max_subagent_depth: Annotated[int, Field(ge=0)] = 3
     partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"
-    concurrency_limit: Positive = 16
+    concurrency_limit: Positive = 16  # judge calls in flight
+    # root trees scored at once (an eval-hub job's `concurrency_limit`); None: no bound
+    # but the steps planned ahead (see scoring/step_budget.py)
+    trajectory_concurrency_limit: Positive | None = None
     judge_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
     judge_max_attempts: Positive = 3  # failures a call may meet; rate limits are not ones
     judge_retry_budget_seconds: Annotated[float, Field(ge=0)] = 300.0  # waiting out 429s
@@ -125,10 +128,16 @@ class ScoreConfig(BaseModel):
         )
 
 
-def load_config(config_file: Path | None, overrides: dict[str, Any]) -> ScoreConfig:
-    """The config file's values, then every flag that was given (None means not given)."""
+def load_config(
+    config_file: Path | None,
+    overrides: dict[str, Any],
+    where: str = "flags",
+    names: dict[str, str] | None = None,
+) -> ScoreConfig:
+    """The config file's values, then every flag that was given (None means not given);
+    an error names `where` the values came from (the file, else `where`) and the key as
+    `names` (the caller's name for a key, when it has another) says it."""
     values: dict[str, Any] = {}
-    where = "flags"
     if config_file is not None:
         where = str(config_file)
         try:
@@ -144,6 +153,7 @@ def load_config(config_file: Path | None, overrides: dict[str, Any]) -> ScoreCon
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
         field = ".".join(str(p) for p in first["loc"])
+        field = (names or {}).get(field, field)
         message = str(first["msg"]).removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
             message = "unknown parameter"

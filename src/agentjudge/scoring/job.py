@@ -1,8 +1,9 @@
 """The scoring job: trees -> step requests -> judge -> categorization -> aggregation.
 
-Steps of every node of every tree are judged concurrently; the judge client alone bounds
-how many calls are in flight. Under `fail_fast` the first node that cannot be scored
-cancels the rest and fails the job; under `skip_failed_trajectory` it is kept as `failed`.
+Steps of every node of every tree are judged concurrently; the judge client bounds how
+many calls are in flight, `trajectory_concurrency_limit` how many root trees. Under
+`fail_fast` the first node that cannot be scored cancels the rest and fails the job; under
+`skip_failed_trajectory` it is kept as `failed`.
 """
 
 from __future__ import annotations
@@ -127,13 +128,17 @@ class ScoringJob:
             if invalid is not None:
                 return [], Failure("invalid_input", invalid)
         budget = self.step_budget()
+        limit = self.config.trajectory_concurrency_limit
+        # roots in flight: the job's bound, else as many as the step budget lets in
+        trees_at_once = asyncio.Semaphore(limit if limit is not None else len(roots) or 1)
 
         async def one(root: Node) -> TreeResult:
-            grant = await budget.grant(self.tree_steps(root))
-            try:
-                return await self._score_tree(root, grant)
-            finally:
-                grant.close()
+            async with trees_at_once:
+                grant = await budget.grant(self.tree_steps(root))
+                try:
+                    return await self._score_tree(root, grant)
+                finally:
+                    grant.close()
 
         failure: Failure | None = None
         trees: list[TreeResult] = []
