@@ -227,7 +227,11 @@ def test_the_whole_judging_phase_is_bounded_by_judge_timeout(project: Path) -> N
 @pytest.mark.parametrize(
     ("server_url", "extra", "said"),
     [
-        ("http://127.0.0.1:9/v1", [], "(transport_error)"),  # nothing listens on port 9
+        (
+            "http://127.0.0.1:9/v1",
+            [],
+            "(transport_error: connection refused)",
+        ),  # nothing listens on 9
         (None, ["JUDGE_API_KEY=sk-wrong-key-0000"], "(http_401: Incorrect API key provided"),
         (None, ["--judge-model", "no-such-model"], "(http_404: The model `no-such-model`"),
     ],

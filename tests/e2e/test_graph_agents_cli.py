@@ -253,7 +253,7 @@ def test_d_a_judge_model_of_the_projects_own(project: Path, judge: JudgeServer) 
 @pytest.mark.parametrize(
     ("setting", "said"),
     [
-        ({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}, "(transport_error)"),
+        ({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}, "(transport_error: connection refused)"),
         ({"JUDGE_API_KEY": "sk-wrong-0000"}, "(http_401: "),
         ({"JUDGE_MODEL_NAME": "no-such-model"}, "(http_404: The model `no-such-model`"),
     ],

@@ -143,6 +143,12 @@ def test_an_unknown_host_is_a_transport_error_saying_so() -> None:
     assert outcome.message == "the judge's host name did not resolve"
 
 
+def test_a_refused_connection_is_a_transport_error_saying_so() -> None:
+    (outcome,), _ = judge("http://127.0.0.1:9/v1", ["a"], max_attempts=2)  # nothing on 9
+    assert outcome.error == "transport_error"
+    assert outcome.message == "connection refused"
+
+
 def self_signed(folder: Path) -> tuple[Path, ssl.SSLContext]:
     """A certificate for 127.0.0.1 that is its own CA, and a server context holding it."""
     key = ec.generate_private_key(ec.SECP256R1())

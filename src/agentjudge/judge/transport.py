@@ -8,6 +8,7 @@ bytes of a body, so an oversized answer is never read whole; the client's deadli
 
 from __future__ import annotations
 
+import errno
 import ssl
 from collections.abc import Mapping
 
@@ -20,6 +21,13 @@ from agentjudge.errors import UsageError
 # aiohttp computes these itself
 _OWN = frozenset({b"host", b"content-length"})
 _RETRY_HEADERS = ("retry-after", "retry-after-ms")
+# why a connection was not made, as the system said it (the others: "cannot connect")
+_CONNECT_ERRORS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ETIMEDOUT: "connection timed out",
+    errno.EHOSTUNREACH: "host unreachable",
+    errno.ENETUNREACH: "network unreachable",
+}
 
 
 class TLSProblem(Exception):
@@ -95,7 +103,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 "the judge's host name did not resolve", request=request
             ) from exc
         except aiohttp.ClientConnectorError as exc:
-            raise httpx.ConnectError("cannot connect", request=request) from exc
+            raise httpx.ConnectError(_connect_failure(exc), request=request) from exc
         except (aiohttp.ClientError, ConnectionError) as exc:
             raise httpx.ReadError("connection failed", request=request) from exc
 
@@ -122,6 +130,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _connect_failure(exc: aiohttp.ClientConnectorError) -> str:
+    """`connection refused` and the like: what a user checks first (is the server up?)."""
+    return _CONNECT_ERRORS.get(exc.os_error.errno or 0, "cannot connect")
 
 
 def _retry_headers(headers: Mapping[str, str]) -> dict[str, str]:
