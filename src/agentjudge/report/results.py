@@ -183,6 +183,9 @@ def incomplete_nodes(trees: list[TreeResult]) -> list[dict[str, Any]]:
             node = nodes[agg.id]
             if agg.status != "scored":
                 reason = f"{agg.status}: {agg.reason}" if agg.reason else agg.status
+                why = _why_failed(node, tree.steps.get(agg.id, []))
+                if why is not None:
+                    reason += f" ({why})"
             elif node.omitted:
                 reason = "omitted subagent: " + "; ".join(
                     f"{o.target or o.ref_path} ({o.reason})" for o in node.omitted
@@ -191,6 +194,18 @@ def incomplete_nodes(trees: list[TreeResult]) -> list[dict[str, Any]]:
                 reason = "a subagent below it is incomplete"
             out.append({"node": agg.id, "file": node.file, "depth": agg.depth, "reason": reason})
     return out
+
+
+def _why_failed(node: Node, steps: list[StepDetail]) -> str | None:
+    """What made a node fail, as the job's error would say it: its first problem (invalid
+    input), or its first step error with the server's words (`http_401: ...`)."""
+    if node.problems:
+        more = f"; and {len(node.problems) - 1} more" if len(node.problems) > 1 else ""
+        return f"{node.problems[0]}{more}"
+    for step in steps:
+        if step.error is not None:
+            return f"{step.error}: {step.error_message}" if step.error_message else step.error
+    return None
 
 
 def training_eligible(tree: TreeResult, threshold: float) -> bool:
