@@ -362,6 +362,7 @@ def test_an_incomplete_job_says_so_in_what_eval_hub_keeps(
     warning = status["warning_message"]
     assert warning["message_code"] == "agentjudge_incomplete"
     assert "missing-child.json" in warning["message"]
+    assert f"warning: agentjudge_incomplete: {warning['message']}" in outcome["logs"]
     (bench,) = job["results"]["benchmarks"]
     info = bench["additional_info"]
     assert info["atif_complete"] is False
@@ -402,6 +403,10 @@ def test_with_the_collector_down_the_job_still_completes(
         outcome = run_job(evalhub_url, judge, ours(runs), "otel-down")
     assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
     assert outcome["job"]["results"]["benchmarks"][0]["metrics"]["atif_trajectory_count"] == 1
+    # one line per job (the SDK said it again, after the job, when the export outlived it)
+    said = [line for line in outcome["logs"].splitlines() if "OpenTelemetry" in line]
+    assert len(said) == 1, outcome["logs"]
+    assert "could not be exported" in said[0]
 
 
 def test_a_job_with_invalid_files_names_each_with_its_rule(
@@ -444,3 +449,68 @@ def test_a_verdict_store_over_a_subagent_file_is_refused_before_judging(
     assert "the verdict store would overwrite the subagent trajectory" in message
     assert str(runs / "child.json") in message
     assert (runs / "child.json").read_bytes() == child
+
+
+def fast(runs: Path) -> dict[str, Any]:
+    """`ours`, and no pause before the second round of calls that got no answer."""
+    return {**ours(runs), "judge_retry_round_pause_seconds": 0}
+
+
+@pytest.mark.parametrize("judge_fault", ["refused_key", "unknown_model", "unreachable"])
+def test_a_judge_that_cannot_be_used_says_why_in_the_jobs_status_and_log(
+    tmp_path: Path, evalhub_url: str, judge_fault: str
+) -> None:
+    """Each said `the scoring job failed: judge_error` and no more, or `transport_error`."""
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    models = ("other-model",) if judge_fault == "unknown_model" else None
+    with JudgeServer(mimic="openai", api_key="sk-right-0000", models=models) as judge:
+        key = "sk-wrong-0000" if judge_fault == "refused_key" else "sk-right-0000"
+        # the URL's credentials are the job's key (see the test above)
+        url = judge.base_url.replace("http://", f"http://user:{key}@")
+        if judge_fault == "unreachable":
+            url = f"http://user:{key}@127.0.0.1:9/v1"  # nothing listens on port 9
+        outcome = run_job(evalhub_url, judge, fast(runs), f"judge-{judge_fault}", url=url)
+    job = outcome["job"]
+    assert job["status"]["state"] == "failed", outcome["logs"]
+    (bench,) = job["status"]["benchmarks"]
+    assert bench["error_message"]["message_code"] == "agentjudge_job_failed"
+    message = bench["error_message"]["message"]
+    expected = {
+        "refused_key": "judge_error: http_401: Incorrect API key provided",
+        "unknown_model": "judge_error: http_404: The model `judge` does not exist",
+        "unreachable": "judge_error: transport_error: connection refused; none of ",
+    }[judge_fault]
+    assert message.startswith(f"the scoring job failed: {expected}"), message
+    if judge_fault == "unreachable":  # where it was looked for, without the credentials
+        assert message.endswith(
+            " judge calls got an answer from http://127.0.0.1:9/v1/chat/completions; check "
+            "the job's model.url and that the server is up"
+        ), message
+    assert f"error: agentjudge_job_failed: {message}" in outcome["logs"]  # the job's log too
+    assert "sk-wrong-0000" not in message + outcome["logs"]
+    assert "sk-right-0000" not in message + outcome["logs"].replace(url, "")
+
+
+def test_a_job_never_takes_another_jobs_verdicts_unless_it_asks(
+    tmp_path: Path, evalhub_url: str
+) -> None:
+    """A judge at 0.1 replaced by one at 0.9 under the same URL and model name: the next
+    job reported 0.1, from the verdict store."""
+    runs = tmp_path / "runs"
+    write(runs / "run.json", doc(2))  # no score markers: the judge alone decides
+    parameters = {**fast(runs), "scoring_mode": "default"}
+    port = free_port()
+    with JudgeServer(Script(scores={"": 0.1}), port=port) as judge:
+        first = run_job(evalhub_url, judge, {**parameters, "reuse_verdicts": True}, "j-0.1")
+    with JudgeServer(Script(scores={"": 0.9}), port=port) as judge:
+        second = run_job(evalhub_url, judge, parameters, "j-0.9")
+        reused = run_job(evalhub_url, judge, {**parameters, "reuse_verdicts": True}, "j-reuse")
+    scores, from_store = [], []
+    for outcome in (first, second, reused):
+        assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
+        (bench,) = outcome["job"]["results"]["benchmarks"]
+        scores.append(bench["metrics"]["atif_overall_score"])
+        from_store.append(bench["additional_info"]["verdicts_from_store"])
+    assert scores == [pytest.approx(0.1), pytest.approx(0.9), pytest.approx(0.1)]
+    assert from_store[:2] == [0, 0]
+    assert from_store[2] > 0  # asked for: the first job's verdicts, and it says so

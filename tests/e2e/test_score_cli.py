@@ -324,7 +324,7 @@ def test_usage_errors_exit_3(tmp_path: Path) -> None:
     typo = score(tmp_path / "a.json", "--config", config, cwd=tmp_path)
     assert (typo.returncode, typo.stderr.strip()) == (
         3,
-        f"error: {config}: failure_treshold: unknown parameter",
+        f"error: {config}: failure_treshold: unknown parameter (did you mean failure_threshold?)",
     )
     assert not (tmp_path / "agentjudge-results.json").exists()
 

@@ -36,6 +36,8 @@ SAMPLES: dict[str, Any] = {
     "max_subagent_depth": 2,
     "partial_result_policy": "skip_failed_trajectory",
     "concurrency_limit": 8,
+    "judge_concurrency_limit": 4,
+    "reuse_verdicts": True,
     "judge_timeout_seconds": 20.0,
     "judge_max_attempts": 4,
     "judge_retry_budget_seconds": 60.0,
@@ -108,7 +110,11 @@ def test_ray_address_scores_the_job_on_a_ray_cluster(tmp_path: Path) -> None:
 
 
 def test_an_unknown_parameter_is_still_an_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="trainng_threshold: unknown parameter"):
+    with pytest.raises(
+        UsageError,
+        match=r"job parameters: trainng_threshold: unknown parameter \(did you mean "
+        r"training_threshold\?\)",
+    ):
         job_config(spec({"trainng_threshold": 0.5}), tmp_path)
     with pytest.raises(UsageError, match="'judge_url' is set by eval-hub"):
         job_config(spec({"judge_url": "http://elsewhere/v1"}), tmp_path)
@@ -148,3 +154,50 @@ def test_a_rubric_text_nested_deeply_is_one_line(tmp_path: Path) -> None:
     params = {"scoring_mode": "custom", "custom_rubric": deep, "trajectory_path": "/data/runs"}
     with pytest.raises(UsageError, match=r"custom_rubric.*nested more than 100 levels"):
         job_config(spec(params), tmp_path)
+
+
+def test_enum_values_in_any_case_as_the_contrib_provider_lowercases_them(tmp_path: Path) -> None:
+    config = job_config(
+        spec(
+            {
+                "scoring_mode": "Benchmark",
+                "benchmark_name": "SWE-Bench-Lite",
+                "subagent_aggregation": "Hierarchical",
+                "partial_result_policy": "SKIP_FAILED_TRAJECTORY",
+            }
+        ),
+        tmp_path,
+    )
+    assert (config.scoring_mode, config.benchmark_name) == ("benchmark", "swe-bench-lite")
+    assert config.subagent_aggregation == "hierarchical"
+    assert config.partial_result_policy == "skip_failed_trajectory"
+
+
+def test_concurrency_limit_is_trajectories_at_once_and_judge_calls_their_own(
+    tmp_path: Path,
+) -> None:
+    default = job_config(spec({}), tmp_path)
+    # the contrib provider's meaning and default; the judge calls the CLI's default
+    assert (default.trajectory_concurrency_limit, default.concurrency_limit) == (10, 16)
+    both = job_config(spec({"concurrency_limit": 3, "judge_concurrency_limit": 5}), tmp_path)
+    assert (both.trajectory_concurrency_limit, both.concurrency_limit) == (3, 5)
+    with pytest.raises(UsageError, match="job parameters: concurrency_limit: Input should be"):
+        job_config(spec({"concurrency_limit": 0}), tmp_path)
+    with pytest.raises(UsageError, match="write concurrency_limit"):
+        job_config(spec({"trajectory_concurrency_limit": 3}), tmp_path)
+
+
+def test_each_job_has_its_own_verdict_store_unless_it_asks_to_reuse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    own = job_config(spec({}), tmp_path)
+    assert own.cache
+    assert own.cache_path == str(tmp_path / "cache" / "jobs" / "job-1.sqlite")
+    shared = job_config(spec({"reuse_verdicts": True}), tmp_path)
+    assert shared.cache
+    assert shared.cache_path is None
+    named = job_config(spec({"cache_path": str(tmp_path / "mine.sqlite")}), tmp_path)
+    assert named.cache_path == str(tmp_path / "mine.sqlite")
+    with pytest.raises(UsageError, match="reuse_verdicts: true or false"):
+        job_config(spec({"reuse_verdicts": "yes"}), tmp_path)

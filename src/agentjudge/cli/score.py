@@ -80,9 +80,6 @@ if TYPE_CHECKING:
     from agentjudge.api import ScoreRun
     from agentjudge.judge.client import JudgeClient
 
-# error kinds of calls that got no answer at all (every other kind is the server's)
-LOST_CALLS = frozenset({"transport_error", "timeout"})
-
 # score's flags that are not configuration keys: a new one must be added here, or
 # load_config rejects it as an unknown parameter
 _NOT_CONFIG = frozenset(
@@ -306,6 +303,7 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     """After the summary: the unstable steps, the training manifests, store hits, the
     job's error, the steps without a verdict, and a judge that never answered."""
     from agentjudge.judge.store import store_line
+    from agentjudge.report.failure import unanswered
     from agentjudge.report.invalid_input import invalid_input_lines
     from agentjudge.report.results import unstable_line
     from agentjudge.report.training import manifest_path
@@ -335,12 +333,10 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     if not quiet and document["step_errors"] and not error:
         kinds = ", ".join(f"{kind} ({count})" for kind, count in document["step_errors"].items())
         console.print(f"steps the judge gave no verdict for: {kinds}", highlight=False)
-    endpoint = document["judge"].get("endpoint")
-    unanswered = not error or str(error.get("message")).split(":")[0] in LOST_CALLS
-    if stats.calls and not stats.successes and endpoint and unanswered:
+    lost = unanswered(document, stats)
+    if lost is not None:
         console.print(
-            f"error: none of {stats.calls} judge calls got an answer from {endpoint}; "
-            "check --judge-url and that the server is up",
+            f"error: {lost}; check --judge-url and that the server is up",
             markup=False,
             highlight=False,
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -39,8 +40,10 @@ from evalhub.models.api import MetricSchema, ResultType
 
 from agentjudge.api import ScoreRun, score_trajectories
 from agentjudge.errors import EXIT_INTERNAL, AgentJudgeError, InputError, UsageError, clip
+from agentjudge.judge.store import default_store_path
 from agentjudge.nesting import load_yaml
 from agentjudge.printable import printable
+from agentjudge.report.failure import unanswered
 from agentjudge.report.mlflow import log_run
 from agentjudge.report.training import manifest_name
 from agentjudge.scoring.config import ScoreConfig, load_config
@@ -53,6 +56,15 @@ RUBRIC_ALIASES = ("custom_rubric", "custom_rubric_path")
 # the contrib provider's defaults where they differ from the CLI's: a job that sets nothing
 # is scored as it would be there (eval-hub mounts a job's test data at /test_data)
 JOB_DEFAULTS = {"scoring_mode": "auto", "trajectory_path": "/test_data/trajectory.json"}
+# parameters whose values the contrib provider lowercases ("Benchmark" is benchmark)
+CASELESS = ("scoring_mode", "subagent_aggregation", "partial_result_policy")
+# root trees scored at once (the contrib provider's concurrency_limit and its default)
+TRAJECTORIES_AT_ONCE = 10
+# the scoring job's keys that a job names otherwise
+JOB_NAMES = {
+    "trajectory_concurrency_limit": "concurrency_limit",
+    "concurrency_limit": "judge_concurrency_limit",
+}
 # the experiment of the run that records a job whose spec names none
 DEFAULT_EXPERIMENT = "agentjudge"
 
@@ -93,7 +105,7 @@ class AgentJudgeAdapter(FrameworkAdapter):
             score_config, api_key=api_key, on_loaded=loaded, metric_labels=labels
         )
         if run.result.failed:
-            raise JobFailed(run.result.failed, run.result.failed_message)
+            raise JobFailed(run.result.failed, failure_message(run))
         _status(callbacks, JobPhase.POST_PROCESSING, "reporting metrics")
         self.last_run = run
         return job_results(config, run, time.monotonic() - started)
@@ -105,6 +117,18 @@ class AgentJudgeAdapter(FrameworkAdapter):
         except Exception:  # outside local mode the SDK has no job folder
             base = None
         return Path(base) if base is not None else Path.cwd()
+
+
+def failure_message(run: ScoreRun) -> str | None:
+    """Why the job failed, as `agentjudge score` says it: the results' error message
+    (each bad file with its rule, or the judge's HTTP status and its own words, redacted)
+    and, when no judge call got an answer, where the judge was looked for."""
+    message = run.result.failed_message
+    lost = unanswered(run.document, run.stats)
+    if lost is None:
+        return message
+    where = f"{lost}; check the job's model.url and that the server is up"
+    return f"{message}; {where}" if message else where
 
 
 def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
@@ -127,6 +151,11 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
         params["rubric"] = rubric
     if isinstance(params.get("benchmark_name"), str):
         params["benchmark_name"] = params["benchmark_name"].strip().lower()
+    for name in CASELESS:
+        if isinstance(params.get(name), str):
+            params[name] = params[name].lower()
+    _concurrency(params)
+    _verdict_store(params, spec.id)
     if params.get("scoring_mode") != "benchmark":
         params.pop("benchmark_name", None)  # the contrib provider ignores it there too
     if isinstance(params.get("trajectory_path"), str):
@@ -147,7 +176,33 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
         judge_model=spec.model.name,
         output=str(output_dir / "evaluation_results.json"),
     )
-    return load_config(None, params)
+    return load_config(None, params, "job parameters", JOB_NAMES)
+
+
+def _concurrency(params: dict[str, Any]) -> None:
+    """The contrib provider's `concurrency_limit` (root trees at once, 10 by default) and
+    ours, `judge_concurrency_limit` (judge calls in flight), as the scoring job's keys."""
+    if "trajectory_concurrency_limit" in params:
+        raise UsageError(
+            "job parameter trajectory_concurrency_limit: write concurrency_limit (root "
+            "trajectories scored at once) instead"
+        )
+    params["trajectory_concurrency_limit"] = params.pop("concurrency_limit", TRAJECTORIES_AT_ONCE)
+    judge_calls = params.pop("judge_concurrency_limit", None)
+    if judge_calls is not None:
+        params["concurrency_limit"] = judge_calls
+
+
+def _verdict_store(params: dict[str, Any], job_id: str) -> None:
+    """The job's own verdict store: a job resumes its own calls but never takes another
+    job's verdicts (the judge behind a URL and model name may have changed), unless it
+    asks with `reuse_verdicts: true` (the shared store) or names one (`cache_path`)."""
+    reuse = params.pop("reuse_verdicts", False)
+    if not isinstance(reuse, bool):
+        raise UsageError("job parameter reuse_verdicts: true or false")
+    if not reuse and "cache_path" not in params:
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", job_id)[:200] or "job"
+        params["cache_path"] = str(default_store_path().parent / "jobs" / f"{safe}.sqlite")
 
 
 def _rubric_text(text: str) -> dict[str, Any]:
@@ -185,7 +240,8 @@ def job_results(spec: JobSpec, run: ScoreRun, seconds: float) -> JobResults:
         overall_score=run.document["overall_score"],
         num_examples_evaluated=count,
         duration_seconds=seconds,
-        additional_info=completeness(run.document),
+        # never silently: how much of the job the verdict store answered
+        additional_info={**completeness(run.document), "verdicts_from_store": run.stats.store_hits},
     )
 
 
@@ -258,6 +314,12 @@ def main() -> int:
         warning = incomplete_warning(run.document)
         if warning is not None:
             warn_on_completion(callbacks, warning)
+            # the job's log says it too, as the console would
+            print(
+                printable(f"warning: {warning.message_code}: {warning.message}"),
+                file=sys.stderr,
+                flush=True,
+            )
         callbacks.report_results(results)
         return 0
     except JobFailed as exc:
@@ -332,13 +394,14 @@ def _status(callbacks: JobCallbacks, phase: JobPhase, message: str) -> None:
 
 
 def _fail(callbacks: JobCallbacks, code: str, message: str) -> int:
+    # the log first: once the job is failed, its log may be read at any moment
+    print(printable(f"error: {code}: {message}"), file=sys.stderr, flush=True)
     callbacks.report_status(
         JobStatusUpdate(
             status=JobStatus.FAILED,
             error_message=MessageInfo(message=message[:2000], message_code=code),
         )
     )
-    print(printable(f"error: {code}: {message}"), file=sys.stderr)
     return 2
 
 

@@ -5,6 +5,7 @@ Names follow the eval-hub-contrib `atif` provider where it has the parameter.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -156,5 +157,9 @@ def load_config(
         field = (names or {}).get(field, field)
         message = str(first["msg"]).removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
-            message = "unknown parameter"
+            known = [(names or {}).get(key, key) for key in ScoreConfig.model_fields]
+            close = difflib.get_close_matches(field, known, n=1)
+            message = (
+                f"unknown parameter (did you mean {close[0]}?)" if close else ("unknown parameter")
+            )
         raise UsageError(f"{where}: {field + ': ' if field else ''}{message}") from None
