@@ -63,7 +63,10 @@ def mlflow_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}",
         "--artifacts-destination", str(folder / "artifacts"), "--serve-artifacts",
     ]  # fmt: skip
-    proc = start(command, folder / "mlflow.log", folder)
+    # MLflow 3's job runner (huey consumers: 8 more processes of ~240 MB each, polling for
+    # the whole session) serves no test: results are written through the tracking API only
+    env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
+    proc = start(command, folder / "mlflow.log", folder, env)
     try:
         wait_for(f"http://127.0.0.1:{port}/health", 120)
         yield f"http://127.0.0.1:{port}"

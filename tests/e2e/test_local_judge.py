@@ -196,16 +196,19 @@ def test_the_estimate_is_within_ten_percent_of_the_models_tokenizer() -> None:
 
 def test_calibrate_runs_on_a_converted_who_and_when_run(tmp_path: Path) -> None:
     """issue 19: calibrate end to end with the embedded judge on Who&When: one converted run,
-    cut after its labelled step (step 2 of 5: each call reads long messages, seconds apiece
-    on 2 cores). Failure threshold 0 sends no categorization call, so the decisive step is
-    the lowest-scoring one (no step is below 0): the figures are the real model's, whatever
-    they are, and only their shape is asserted."""
+    cut after its labelled step (step 2 of 5), each message cut to 400 characters (whole,
+    the two calls took 20-60 s apiece on 2 shared cores, and what is tested is calibrate's
+    flow, not the model). Failure threshold 0 sends no categorization call, so the decisive
+    step is the lowest-scoring one (no step is below 0): the figures are the real model's,
+    whatever they are, and only their shape is asserted."""
     convert_who_and_when(FIXTURES / "who-and-when", tmp_path / "ww")
     everything = json.loads((tmp_path / "ww" / "labels.json").read_text())
     name = "trajectories/algorithm-generated-53.json"
     run = json.loads((tmp_path / "ww" / name).read_text())
     assert everything["trajectories"][name]["decisive"]["step_id"] == 2
     run["steps"] = run["steps"][:2]
+    for kept in run["steps"]:
+        kept["message"] = kept["message"][:400]
     (tmp_path / "ww" / name).write_text(json.dumps(run))
     subset = {**everything, "trajectories": {name: everything["trajectories"][name]}}
     (tmp_path / "ww" / "subset.json").write_text(json.dumps(subset))
