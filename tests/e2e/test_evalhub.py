@@ -179,7 +179,7 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
         f"{mlflow_url}/api/2.0/mlflow/runs/get", params={"run_id": run_id}, timeout=30
     ).json()
     params = {p["key"]: p["value"] for p in run["run"]["data"]["params"]}
-    assert params["atif_prompt_version"] == "agentjudge-atif-v4"
+    assert params["atif_prompt_version"] == "agentjudge-atif-v4+score"
     assert params["atif_judge"] == "openai-compatible/judge"
     assert params["subagent_aggregation"] == "hierarchical"
     tags = {t["key"]: t["value"] for t in run["run"]["data"]["tags"]}

@@ -362,16 +362,18 @@ def test_auto_mode_derives_criteria_once_per_task(tmp_path: Path, server: JudgeS
     for name in ("a", "b"):  # two trajectories, one task: criteria are derived once
         run_ = doc(2)
         run_["steps"][0]["message"] = "Refactor the parser"
-        run_["steps"][1]["message"] = "edit [[score.correctness=1.0]] [[score.efficiency=0.0]]"
+        run_["steps"][1]["message"] = "edit [[score=0.75]]"
         write(tmp_path / "runs" / f"{name}.json", run_)
     data = score_auto(tmp_path, server)
     assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (1, 0)
     node = data["trajectories"][0]["nodes"][0]
     assert node["criteria"] == ["correctness", "efficiency"]
-    assert node["steps"][1]["scores"] == {"correctness": 1.0, "efficiency": 0.0}
-    assert node["steps"][1]["score"] == pytest.approx(0.75)  # weights 3 and 1
+    # one score for the step against the derived criteria, weighed by the judge
+    assert (node["steps"][1]["score"], node["steps"][1]["scores"]) == (0.75, {})
     derive_calls = [e for e in server.log if '{"criteria": [' in e.body["messages"][0]["content"]]
     assert len(derive_calls) == 1
+    step_system = server.log[-1].body["messages"][0]["content"]
+    assert "- correctness (weight 3): " in step_system
 
 
 def test_auto_mode_falls_back_to_the_default_rubric(tmp_path: Path, server: JudgeServer) -> None:
