@@ -832,3 +832,54 @@ def test_a_judge_echoing_its_credentials_writes_them_nowhere(tmp_path: Path, sou
     everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()
     assert secret.encode() not in everything  # ... without the secret
     assert secret[:12].encode() not in everything
+
+
+CONTRIB_CRITERIA = [
+    {"name": "correct", "description": "agrees with the reference", "weight": 3},
+    {"name": "brief", "description": "says no more than needed"},
+]
+
+
+def contrib_mode_flags(mode: str, folder: Path) -> list[str]:
+    """The flags of a `mode` job whose rubric has several criteria."""
+    if mode == "benchmark":
+        return ["--scoring-mode", "benchmark", "--benchmark-name", "swe-bench-lite"]
+    if mode == "reference":
+        rubric = {"criteria": CONTRIB_CRITERIA, "references": {"default": {"answer": "42"}}}
+        registry = {"version": 1, "rubrics": {"default": rubric}}
+        (folder / "registry.json").write_text(json.dumps(registry))
+        return ["--scoring-mode", "reference", "--reference-registry", "registry.json"]
+    (folder / "rubric.json").write_text(json.dumps({"criteria": CONTRIB_CRITERIA}))
+    return ["--scoring-mode", "custom", "--rubric", "rubric.json"]
+
+
+@pytest.mark.parametrize("mode", ["benchmark", "reference", "custom"])
+def test_a_judge_that_answers_as_the_contrib_provider_asks_scores_every_mode(
+    tmp_path: Path, mode: str
+) -> None:
+    """A judge serving the contrib provider's jobs answers one `score` for a benchmark's or
+    a reference's criteria, `scores` for a custom rubric's: each such job failed with
+    protocol_error when it was asked for one score per criterion."""
+    runs = tree(tmp_path)
+    with JudgeServer(Script(contrib=True)) as judge:
+        flags = [*judge_flags(judge), *contrib_mode_flags(mode, tmp_path), "-o", "out.json"]
+        done = score(runs, *flags, cwd=tmp_path)
+        assert {entry.outcome for entry in judge.log} == {"ok"}
+    assert done.returncode == 0, done.stderr
+    data = results(tmp_path / "out.json")
+    assert data["metrics"] == {
+        "atif_overall_score": pytest.approx((0.5 + 0.7) / 2),  # flat: root 0.5, child 0.7
+        "atif_trajectory_count": 2,  # flat: every node counts
+        "atif_failure_categorization_rate": 1.0,
+    }
+    shape = "scores" if mode == "custom" else "score"
+    assert data["run_parameters"]["atif_prompt_version"] == f"agentjudge-atif-v4+{shape}"
+    assert data["criteria"]["answer"] == shape
+    root, child = data["trajectories"][0]["nodes"]
+    assert [s["score"] for s in root["steps"]] == [1.0, 0.5, 0.0]
+    assert [s["score"] for s in child["steps"]] == [0.8, 0.6]
+    scores = [s["scores"] for s in root["steps"]]
+    if mode == "custom":  # each criterion the step's marked score: combined, the same
+        assert scores[1] == {"correct": 0.5, "brief": 0.5}
+    else:
+        assert scores == [{}, {}, {}]
