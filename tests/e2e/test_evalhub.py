@@ -179,7 +179,7 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
         f"{mlflow_url}/api/2.0/mlflow/runs/get", params={"run_id": run_id}, timeout=30
     ).json()
     params = {p["key"]: p["value"] for p in run["run"]["data"]["params"]}
-    assert params["atif_prompt_version"] == "agentjudge-atif-v4"
+    assert params["atif_prompt_version"] == "agentjudge-atif-v4+score"
     assert params["atif_judge"] == "openai-compatible/judge"
     assert params["subagent_aggregation"] == "hierarchical"
     tags = {t["key"]: t["value"] for t in run["run"]["data"]["tags"]}
@@ -514,3 +514,24 @@ def test_a_job_never_takes_another_jobs_verdicts_unless_it_asks(
     assert scores == [pytest.approx(0.1), pytest.approx(0.9), pytest.approx(0.1)]
     assert from_store[:2] == [0, 0]
     assert from_store[2] > 0  # asked for: the first job's verdicts, and it says so
+
+
+def test_a_benchmark_job_completes_against_a_judge_that_serves_the_contrib_provider(
+    tmp_path: Path, evalhub_url: str, mlflow_url: str
+) -> None:
+    """Such a judge answers one `score` for a benchmark's criteria: every `benchmark_name`
+    job failed with protocol_error when it was asked for one score per criterion."""
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    with JudgeServer(Script(contrib=True)) as judge:
+        job = contrib_job("benchmark", runs, tmp_path)
+        outcome = run_job(evalhub_url, judge, job, "contrib-judge", provider="atif")
+        assert {entry.outcome for entry in judge.log} == {"ok"}
+    assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
+    (bench,) = outcome["job"]["results"]["benchmarks"]
+    # flat, the contrib default: the root's 1.0, 0.5, 0.25 and its subagent's 1.0, 0.75
+    expected = ((1.0 + 0.5 + 0.25) / 3 + (1.0 + 0.75) / 2) / 2
+    assert bench["metrics"]["atif_overall_score"] == pytest.approx(expected)
+    details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/evaluation_results.json")
+    assert details["run_parameters"]["atif_prompt_version"] == "agentjudge-atif-v4+score"
+    root = details["trajectories"][0]["nodes"][0]
+    assert [s["scores"] for s in root["steps"]] == [{}, {}, {}]

@@ -362,16 +362,18 @@ def test_auto_mode_derives_criteria_once_per_task(tmp_path: Path, server: JudgeS
     for name in ("a", "b"):  # two trajectories, one task: criteria are derived once
         run_ = doc(2)
         run_["steps"][0]["message"] = "Refactor the parser"
-        run_["steps"][1]["message"] = "edit [[score.correctness=1.0]] [[score.efficiency=0.0]]"
+        run_["steps"][1]["message"] = "edit [[score=0.75]]"
         write(tmp_path / "runs" / f"{name}.json", run_)
     data = score_auto(tmp_path, server)
     assert (data["criteria"]["auto_derived"], data["criteria"]["auto_fallbacks"]) == (1, 0)
     node = data["trajectories"][0]["nodes"][0]
     assert node["criteria"] == ["correctness", "efficiency"]
-    assert node["steps"][1]["scores"] == {"correctness": 1.0, "efficiency": 0.0}
-    assert node["steps"][1]["score"] == pytest.approx(0.75)  # weights 3 and 1
+    # one score for the step against the derived criteria, weighed by the judge
+    assert (node["steps"][1]["score"], node["steps"][1]["scores"]) == (0.75, {})
     derive_calls = [e for e in server.log if '{"criteria": [' in e.body["messages"][0]["content"]]
     assert len(derive_calls) == 1
+    step_system = server.log[-1].body["messages"][0]["content"]
+    assert "- correctness (weight 3): " in step_system
 
 
 def test_auto_mode_falls_back_to_the_default_rubric(tmp_path: Path, server: JudgeServer) -> None:
@@ -830,3 +832,54 @@ def test_a_judge_echoing_its_credentials_writes_them_nowhere(tmp_path: Path, sou
     everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()
     assert secret.encode() not in everything  # ... without the secret
     assert secret[:12].encode() not in everything
+
+
+CONTRIB_CRITERIA = [
+    {"name": "correct", "description": "agrees with the reference", "weight": 3},
+    {"name": "brief", "description": "says no more than needed"},
+]
+
+
+def contrib_mode_flags(mode: str, folder: Path) -> list[str]:
+    """The flags of a `mode` job whose rubric has several criteria."""
+    if mode == "benchmark":
+        return ["--scoring-mode", "benchmark", "--benchmark-name", "swe-bench-lite"]
+    if mode == "reference":
+        rubric = {"criteria": CONTRIB_CRITERIA, "references": {"default": {"answer": "42"}}}
+        registry = {"version": 1, "rubrics": {"default": rubric}}
+        (folder / "registry.json").write_text(json.dumps(registry))
+        return ["--scoring-mode", "reference", "--reference-registry", "registry.json"]
+    (folder / "rubric.json").write_text(json.dumps({"criteria": CONTRIB_CRITERIA}))
+    return ["--scoring-mode", "custom", "--rubric", "rubric.json"]
+
+
+@pytest.mark.parametrize("mode", ["benchmark", "reference", "custom"])
+def test_a_judge_that_answers_as_the_contrib_provider_asks_scores_every_mode(
+    tmp_path: Path, mode: str
+) -> None:
+    """A judge serving the contrib provider's jobs answers one `score` for a benchmark's or
+    a reference's criteria, `scores` for a custom rubric's: each such job failed with
+    protocol_error when it was asked for one score per criterion."""
+    runs = tree(tmp_path)
+    with JudgeServer(Script(contrib=True)) as judge:
+        flags = [*judge_flags(judge), *contrib_mode_flags(mode, tmp_path), "-o", "out.json"]
+        done = score(runs, *flags, cwd=tmp_path)
+        assert {entry.outcome for entry in judge.log} == {"ok"}
+    assert done.returncode == 0, done.stderr
+    data = results(tmp_path / "out.json")
+    assert data["metrics"] == {
+        "atif_overall_score": pytest.approx((0.5 + 0.7) / 2),  # flat: root 0.5, child 0.7
+        "atif_trajectory_count": 2,  # flat: every node counts
+        "atif_failure_categorization_rate": 1.0,
+    }
+    shape = "scores" if mode == "custom" else "score"
+    assert data["run_parameters"]["atif_prompt_version"] == f"agentjudge-atif-v4+{shape}"
+    assert data["criteria"]["answer"] == shape
+    root, child = data["trajectories"][0]["nodes"]
+    assert [s["score"] for s in root["steps"]] == [1.0, 0.5, 0.0]
+    assert [s["score"] for s in child["steps"]] == [0.8, 0.6]
+    scores = [s["scores"] for s in root["steps"]]
+    if mode == "custom":  # each criterion the step's marked score: combined, the same
+        assert scores[1] == {"correct": 0.5, "brief": 0.5}
+    else:
+        assert scores == [{}, {}, {}]

@@ -222,12 +222,15 @@ def test_each_scoring_mode_plans_its_own_requests(tmp_path: Path, mode: str) -> 
     }[mode]
     (plan,) = planned_tree(tmp_path, criteria)
     assert len(plan.steps) == 3
+    shape = criteria.answer_shape
+    assert shape == ("scores" if mode == "custom" else "score")
     for planned in plan.steps:
         request = planned.request
         assert request.prompt_version == PROMPT_VERSION
-        assert request.messages[0].content == system_prompt(criteria.rubric)
+        assert request.messages[0].content == system_prompt(criteria.rubric, shape)
         names = tuple(c.name for c in criteria.rubric.criteria)
-        assert request.criteria == (names if len(names) > 1 else ())
+        # one score per criterion for a custom rubric only, as the contrib provider asks
+        assert request.criteria == (names if mode == "custom" else ())
         assert ("<reference>" in user_text(request)) == (mode == "reference")
     category = plan.category_request(2, 0.1)
     assert category.answer == "category"

@@ -260,7 +260,7 @@ def test_text_is_read_with_its_lookalikes_folded_and_its_invisible_characters_le
 def test_a_cut_step_is_said_to_be_cut_and_the_rule_says_the_unseen_part_does_not_count() -> None:
     config = ScoreConfig.model_validate({"trajectory_path": ["."], "judge": "fake"})
     criteria = resolve_criteria("default")
-    assert "do not count what is not shown" in system_prompt(criteria.rubric)
+    assert "do not count what is not shown" in system_prompt(criteria.rubric, "score")
     cut = StepCut(24_000, 6_500)
     shown = "x" * 12_000 + "\n[… cut …]\n" + "DROP DATABASE production;"
     data = {"step_id": 1, "source": "agent", "message": shown}

@@ -38,11 +38,11 @@ def agent_step(step_id: int, message: str, **more: object) -> StepView:
 
 def test_only_the_embedded_judge_gets_the_small_prompt() -> None:
     rubric = resolve_criteria("default").rubric
-    assert step_prompt_version("local") == SMALL_PROMPT_VERSION != PROMPT_VERSION
+    assert step_prompt_version("local", "score") == f"{SMALL_PROMPT_VERSION}+score"
     for judge in ("openai", "anthropic", "gemini", "fake", "openai-compatible"):
-        assert step_prompt_version(judge) == PROMPT_VERSION
-        assert step_system(rubric, judge) != small_system_prompt(rubric)
-    assert step_system(rubric, "local") == small_system_prompt(rubric)
+        assert step_prompt_version(judge, "score") == f"{PROMPT_VERSION}+score"
+        assert step_system(rubric, judge, "score") != small_system_prompt(rubric, "score")
+    assert step_system(rubric, "local", "score") == small_system_prompt(rubric, "score")
 
 
 def test_a_step_is_shown_plainly_and_asked_about_in_one_token() -> None:

@@ -61,7 +61,7 @@ def results_document(
             "atif_failure_categorization_rate": metrics.categorization_rate if metrics else None,
         },
         "metrics_interval": score_interval(result, config),
-        "run_parameters": run_parameters(config, judge),
+        "run_parameters": run_parameters(config, judge, criteria),
         "run_metadata": {
             "atif_complete": result.complete,
             "unstable_steps": unstable_steps(result.trees),
@@ -89,6 +89,7 @@ def results_document(
         },
         "criteria": {
             "mode": criteria.mode,
+            "answer": criteria.answer_shape,
             "benchmark_name": config.benchmark_name,
             "registry_version": criteria.registry_version,
             "rubric": criteria.rubric.model_dump(mode="json"),
@@ -104,11 +105,11 @@ def results_document(
     }
 
 
-def run_parameters(config: ScoreConfig, judge: str) -> dict[str, Any]:
+def run_parameters(config: ScoreConfig, judge: str, criteria: Criteria) -> dict[str, Any]:
     """The parameters that decide the numbers (MLflow params, eval-hub, the results)."""
     return {
         "atif_judge": judge,
-        "atif_prompt_version": step_prompt_version(config.judge),
+        "atif_prompt_version": step_prompt_version(config.judge, criteria.answer_shape),
         "atif_scored_frames": config.scored_frames,
         "scoring_mode": config.scoring_mode,
         "subagent_aggregation": config.subagent_aggregation,

@@ -8,6 +8,10 @@
   store keeps them across runs); an unusable answer falls back to the default rubric;
 - `benchmark`: the built-in rubric of a well-known benchmark (`benchmark_name`, see
   `benchmarks.py`).
+
+What the judge answers per step follows the mode, as the eval-hub-contrib `atif` provider
+asks it (`Criteria.answer_shape`): one `score` for the step against all the criteria in
+every mode but `custom`, one score per criterion in `custom`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ MAX_RUBRIC_BYTES = 16 * 1024
 M = TypeVar("M", bound=BaseModel)
 Aggregation = Literal["weighted_mean", "mean", "minimum"]
 ScoringMode = Literal["default", "custom", "reference", "auto", "benchmark"]
+# What the judge is asked for per step: the key of its JSON answer
+AnswerShape = Literal["score", "scores"]
 
 
 class Criterion(BaseModel):
@@ -118,6 +124,14 @@ class Criteria(BaseModel):
     rubric: Rubric
     references: dict[str, str] = {}
     registry_version: str | None = None  # of the built-in benchmark rubrics, when used
+
+    @property
+    def answer_shape(self) -> AnswerShape:
+        """What the judge answers per step: `scores`, one per criterion, combined by the
+        rubric's aggregation, for a custom rubric only; else one `score` for the step
+        against all the criteria. The eval-hub-contrib provider asks so, and a judge
+        endpoint that serves its jobs answers no other shape."""
+        return "scores" if self.mode == "custom" else "score"
 
     def reference_for(self, reference_id: str | None, trajectory_id: str | None) -> str | None:
         """The reference answer: by `extra.reference_id`, then `trajectory_id`, then

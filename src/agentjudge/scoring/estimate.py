@@ -142,7 +142,7 @@ def estimate_plan(
     """Plan every node of `roots` (reading their steps, as the job would) and count."""
     figures = PlanFigures(tokenizer)
     rubric = criteria.rubric
-    system = step_system(rubric, config.judge)
+    system = step_system(rubric, config.judge, criteria.answer_shape)
     tasks: set[str] = set()
     max_tokens = 0
     for root in roots:

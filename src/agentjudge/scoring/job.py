@@ -93,7 +93,8 @@ class ScoringJob:
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
         if system is None:
-            system = self._systems[rubric] = step_system(rubric, self.config.judge)
+            shape = self.criteria.answer_shape
+            system = self._systems[rubric] = step_system(rubric, self.config.judge, shape)
         return system
 
     def steps_to_judge(self, roots: Sequence[Node]) -> int:
@@ -273,7 +274,7 @@ class ScoringJob:
     async def _judge_planned(
         self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
-        several = len(rubric.criteria) > 1
+        shape = self.criteria.answer_shape
         k = self.config.samples
         requests = [r for p in plan.steps for r in p.samples]
         outcomes = await self._judge_all(requests, per_step(grant.settle, k))
@@ -288,7 +289,7 @@ class ScoringJob:
                 failure = failure or sampled[0]
                 details.append(self._detail(view, None, sampled[0]))
                 continue
-            step_scores = [sample_score(o, rubric, several) for o in sampled]
+            step_scores = [sample_score(o, rubric, shape) for o in sampled]
             summary = sampled_score(step_scores, self.config.failure_threshold)
             score = summary.mean if k > 1 else step_scores[0]
             assert score is not None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.samples import sample_requests
 from agentjudge.scoring.config import ScoreConfig
-from agentjudge.scoring.criteria import Criteria, Rubric
+from agentjudge.scoring.criteria import AnswerShape, Criteria, Rubric
 from agentjudge.scoring.prompts import (
     CATEGORIZE_SYSTEM,
     DERIVE_SYSTEM,
@@ -98,10 +98,13 @@ class NodePlan:
         return sample_requests(self.category_request(index, score), self.samples)
 
 
-def step_system(rubric: Rubric, judge: str) -> str:
-    """The system message of the steps `judge` (a `--judge` name) scores on `rubric`: the
-    small model's prompt for the embedded judge (see small_prompt.py), else the full one."""
-    return small_system_prompt(rubric) if small_prompt_for(judge) else system_prompt(rubric)
+def step_system(rubric: Rubric, judge: str, shape: AnswerShape) -> str:
+    """The system message of the steps `judge` (a `--judge` name) scores on `rubric`,
+    asking for the answer `shape`: the small model's prompt for the embedded judge (see
+    small_prompt.py), else the full one."""
+    if small_prompt_for(judge):
+        return small_system_prompt(rubric, shape)
+    return system_prompt(rubric, shape)
 
 
 def step_chars(judge: str) -> int:
@@ -110,9 +113,12 @@ def step_chars(judge: str) -> int:
     return SMALL_STEP_CHARS if small_prompt_for(judge) else STEP_CHARS
 
 
-def step_prompt_version(judge: str) -> str:
-    """The version of the step prompt `judge` is asked with (the results' one)."""
-    return SMALL_PROMPT_VERSION if small_prompt_for(judge) else PROMPT_VERSION
+def step_prompt_version(judge: str, shape: AnswerShape) -> str:
+    """The version of the step prompt `judge` is asked with and the answer `shape` asked
+    for (the results' `atif_prompt_version`): `agentjudge-atif-v4+score`, one score per
+    step, or `agentjudge-atif-v4+scores`, one per criterion."""
+    version = SMALL_PROMPT_VERSION if small_prompt_for(judge) else PROMPT_VERSION
+    return f"{version}+{shape}"
 
 
 def plan_node(
@@ -125,11 +131,15 @@ def plan_node(
 ) -> NodePlan:
     """The step requests of a node, in step order. Copied-context steps (and, with
     `scored_frames=agent`, steps of other sources) are shown as context, never scored.
-    `system` is `step_system(rubric, config.judge)`, when the caller keeps it for many
-    nodes. The embedded judge is asked whether each step is correct (see small_prompt.py)."""
+    `system` is `step_system(rubric, config.judge, criteria.answer_shape)`, when the caller
+    keeps it for many nodes. The embedded judge is asked whether each step is correct (see
+    small_prompt.py).
+    A request names the rubric's criteria (`JudgeRequest.criteria`: an answer of one score
+    per criterion) only when `criteria.answer_shape` asks for `scores`."""
     small = small_prompt_for(config.judge)
-    system = step_system(rubric, config.judge) if system is None else system
-    names = tuple(c.name for c in rubric.criteria) if len(rubric.criteria) > 1 else ()
+    shape = criteria.answer_shape
+    system = step_system(rubric, config.judge, shape) if system is None else system
+    names = tuple(c.name for c in rubric.criteria) if shape == "scores" else ()
     block = config.context_steps
     answer = criteria.reference_for(found.reference_id, trajectory_id)
     reference = quote(answer) if answer is not None else None
@@ -150,7 +160,7 @@ def plan_node(
                 (Message("system", system), Message("user", user)),
                 SMALL_PROMPT_VERSION,
                 temperature=config.judge_temperature,
-                max_tokens=BINARY_MAX_TOKENS if not names else 4 * len(names) + 2,
+                max_tokens=BINARY_MAX_TOKENS if len(names) <= 1 else 4 * len(names) + 2,
                 answer="binary",
                 criteria=names,
             )

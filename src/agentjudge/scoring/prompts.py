@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from agentjudge.scoring.criteria import Rubric
+from agentjudge.scoring.criteria import AnswerShape, Rubric
 from agentjudge.scoring.steps import StepCut
 
 PROMPT_VERSION = "agentjudge-atif-v4"  # v4: the rule reads the step as a model does; a long
@@ -164,14 +164,36 @@ class StepPrompt:
     user: str
 
 
-def system_prompt(rubric: Rubric) -> str:
-    """The system message for a rubric (identical for every step scored with it)."""
-    criteria = "\n".join(f"- {c.name}: {c.description}" for c in rubric.criteria)
-    if len(rubric.criteria) == 1:
-        answer = '{"reasoning": "<why>", "score": <0.0 to 1.0>}'
-    else:
+ONE_SCORE = '{"reasoning": "<why>", "score": <0.0 to 1.0>}'
+# After ONE_SCORE when the rubric has several criteria: the judge weighs them, not us.
+ONE_SCORE_OF_SEVERAL = (
+    "The score is one number for the step against all the criteria above together, each "
+    "counting as much as its weight."
+)
+
+
+def criteria_lines(rubric: Rubric, shape: AnswerShape) -> str:
+    """The rubric's criteria as the judge reads them, one a line: name and description,
+    and each one's weight when the judge weighs several into one `score` itself."""
+    if shape == "score" and len(rubric.criteria) > 1:
+        return "\n".join(
+            f"- {c.name} (weight {c.weight:g}): {c.description}" for c in rubric.criteria
+        )
+    return "\n".join(f"- {c.name}: {c.description}" for c in rubric.criteria)
+
+
+def system_prompt(rubric: Rubric, shape: AnswerShape) -> str:
+    """The system message for a rubric (identical for every step scored with it), asking
+    for the answer `shape` (see `Criteria.answer_shape`): one `score`, or `scores` with
+    one per criterion (a custom rubric's, even of one criterion)."""
+    criteria = criteria_lines(rubric, shape)
+    if shape == "scores":
         names = ", ".join(f'"{c.name}": <0.0 to 1.0>' for c in rubric.criteria)
         answer = '{"reasoning": "<why>", "scores": {' + names + "}}"
+    elif len(rubric.criteria) == 1:
+        answer = ONE_SCORE
+    else:
+        answer = f"{ONE_SCORE}\n{ONE_SCORE_OF_SEVERAL}"
     return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
 
 

@@ -1,11 +1,11 @@
 """A step's repeated samples (`samples` K > 1), combined into what the results report.
 
-The step's score is the mean of its samples' scores (several criteria: each sample's are
-combined by the rubric first). A sample without a verdict (judge error, unusable answer)
-is recorded as null and left out: never a 0. The step is scored from the samples that
-answered, and fails as a one-sample step does only when none did. Categorization is
-sampled too: the category most samples gave wins (a tie goes to the category first in the
-taxonomy), its confidence is the mean of the winners' confidences.
+The step's score is the mean of its samples' scores (a `scores` answer, one per criterion:
+each sample's are combined by the rubric first). A sample without a verdict (judge error,
+unusable answer) is recorded as null and left out: never a 0. The step is scored from the
+samples that answered, and fails as a one-sample step does only when none did.
+Categorization is sampled too: the category most samples gave wins (a tie goes to the
+category first in the taxonomy), its confidence is the mean of the winners' confidences.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TypeVar
 from agentjudge.judge import JudgeOutcome
 from agentjudge.judge.samples import sample_mean
 from agentjudge.judge.taxonomy import CATEGORIES
-from agentjudge.scoring.criteria import Rubric
+from agentjudge.scoring.criteria import AnswerShape, Rubric
 
 T = TypeVar("T")
 
@@ -77,8 +77,9 @@ def majority_category(outcomes: Sequence[JudgeOutcome]) -> Majority | None:
     return Majority(winner, confidence, winners[0].reasoning)
 
 
-def sample_score(outcome: JudgeOutcome, rubric: Rubric, several: bool) -> float | None:
-    """One sample's step score: its criteria combined by the rubric, or its score."""
+def sample_score(outcome: JudgeOutcome, rubric: Rubric, shape: AnswerShape) -> float | None:
+    """One sample's step score: for the `scores` shape, its criteria combined by the
+    rubric's aggregation; else the one score the judge gave."""
     if outcome.verdict is None:
         return None
-    return rubric.combine(outcome.verdict.scores) if several else outcome.verdict.score
+    return rubric.combine(outcome.verdict.scores) if shape == "scores" else outcome.verdict.score

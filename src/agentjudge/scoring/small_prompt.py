@@ -1,10 +1,11 @@
 """The step prompt of the embedded judge (`--judge local`): a 1.5B model on a CPU.
 
-A short rule for a correct step, the step's message, tool call and result each on a line of
-its own, and one question: is the step correct? The answer is `true` or `false` alone (one
-token to generate; one per criterion), read as the probability the model gives `true` (see
-judge/binary_verdict.py). Measured against a 1..5 grade and the API judges' prompt on
-good/bad pairs, in docs/judge.md: the short prompt is the faster and it ranks best.
+A short rule for a correct step, the step's message, tool call and result each on a line
+of its own, and one question: is the step correct? The answer is `true` or `false` alone
+(one token to generate; a custom rubric's several criteria get one each), read as the
+probability the model gives `true` (see judge/binary_verdict.py). Measured against a 1..5
+grade and the API judges' prompt on good/bad pairs, in docs/judge.md: the short prompt is
+the faster and it ranks best.
 
 Layout, for the server's prompt-prefix reuse: the system message is the same for every step
 of a job; the user message is the task, the earlier steps of the context block, then the
@@ -22,8 +23,14 @@ from string import Template
 from typing import Any
 
 from agentjudge.judge.category_pick import CATEGORY_LINES
-from agentjudge.scoring.criteria import Rubric
-from agentjudge.scoring.prompts import addresses_evaluator, compact, cut_note, quote
+from agentjudge.scoring.criteria import AnswerShape, Rubric
+from agentjudge.scoring.prompts import (
+    addresses_evaluator,
+    compact,
+    criteria_lines,
+    cut_note,
+    quote,
+)
 from agentjudge.scoring.steps import StepCut
 
 # v2: the rule reads the step as a model does; a long step is cut to its budget around a
@@ -54,10 +61,12 @@ def small_prompt_for(judge: str) -> bool:
     return judge in SMALL_PROMPT_JUDGES
 
 
-def small_system_prompt(rubric: Rubric) -> str:
-    """The system message for a rubric (identical for every step scored with it)."""
-    criteria = "\n".join(f"- {c.name}: {c.description}" for c in rubric.criteria)
-    if len(rubric.criteria) == 1:
+def small_system_prompt(rubric: Rubric, shape: AnswerShape) -> str:
+    """The system message for a rubric (identical for every step scored with it): one
+    true or false for the step, or, for the `scores` shape of several criteria, one per
+    criterion (see `Criteria.answer_shape`)."""
+    criteria = criteria_lines(rubric, shape)
+    if shape == "score" or len(rubric.criteria) == 1:
         answer = ONE_ANSWER
     else:
         names = ", ".join(c.name for c in rubric.criteria)

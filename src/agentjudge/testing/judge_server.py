@@ -94,6 +94,9 @@ class Script:
     # every verdict's reasoning quotes the credentials the request came with (its key
     # headers and its URL's query), as a judge tricked into echoing them would
     echo_credentials: bool = False
+    # steps scored in the shape the eval-hub-contrib provider asks of their job, not the
+    # one asked (see `scripted.contrib_criteria`): a judge endpoint that serves its jobs
+    contrib: bool = False
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,7 @@ class JudgeServer:
                 return await self._fail(request, fault, call, arrival)
             if script.latency:
                 await asyncio.sleep(script.latency)
-            reply = answer(admitted, script.malformed, script.scores, arrival)
+            reply = answer(admitted, script.malformed, script.scores, arrival, script.contrib)
             if script.echo_credentials:
                 reply = _echoing(reply, call)
             self._record(call, arrival, reply.outcome, 200)

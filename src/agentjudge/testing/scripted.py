@@ -15,6 +15,13 @@ unusable answer), else the lowest-scoring step listed (the first of equals). Ask
 under a schema, the verdict keeps only the schema's top-level properties, as a model held
 to that schema would.
 
+Told to answer as the eval-hub-contrib `atif` provider asks (`contrib=True`: a judge
+endpoint that serves that provider's jobs), it scores a step in the shape that provider
+asks of the job, whatever the request asks: `{"scores": ...}` for a custom rubric's
+criteria, `{"score": x}` for every other job's (a reference, a built-in benchmark's
+criteria, the default or derived ones). A request of another shape gets an answer it
+cannot use.
+
 Every API dialect reads its requests into a `Prompt`, so the verdict is the same whichever
 API the server mimics.
 """
@@ -27,6 +34,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from agentjudge.scoring.benchmarks import BENCHMARK_RUBRICS
+from agentjudge.scoring.criteria import DEFAULT_RUBRIC
 
 # 5xx and 429 answers; a dropped connection; an accepted request never answered; an answer
 # whose headers come and whose body then dribbles; a redirect to another server; a 200 whose
@@ -46,12 +56,23 @@ SAMPLES_MARKER = re.compile(r"\[\[samples=([0-9.]+(?:,[0-9.]+)*)\]\]")
 DECISIVE_MARKER = re.compile(r"\[\[decisive=(\d+|bad)\]\]")
 CRITERION_MARKER = re.compile(r"\[\[score\.([a-z_0-9]+)=([0-9.]+)\]\]")
 ASKED_CRITERIA = re.compile(r'"([a-z_0-9]+)": <0\.0 to 1\.0>')
+# a criterion as a step prompt's system message lists it, under its "Criteria" heading
+LISTED_CRITERION = re.compile(r"^- ([a-z_0-9]+)(?: \(weight [^)]*\))?: ", re.MULTILINE)
 # a case judge's prompt asks for a score "from 1 to N" (graph-agents-cli's wording)
 ASKED_SCALE = re.compile(r"\bfrom 1 to (\d+(?:\.\d+)?)\b")
 DERIVED = [
     {"name": "correctness", "description": "The step is right for the task.", "weight": 3},
     {"name": "efficiency", "description": "The step wastes no effort.", "weight": 1},
 ]
+# The criteria of rubrics that are not custom ones: a built-in benchmark's (the contrib
+# provider's names), the default rubric's and the ones this judge derives.
+NOT_CUSTOM = frozenset(
+    {
+        *(frozenset(c.name for c in r.criteria) for r in BENCHMARK_RUBRICS.values()),
+        frozenset(c.name for c in DEFAULT_RUBRIC.criteria),
+        frozenset(str(c["name"]) for c in DERIVED),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -140,10 +161,13 @@ def answer(
     malformed: Malformed | None,
     scores: Mapping[str, float] | None = None,
     arrival: int = 1,
+    contrib: bool = False,
 ) -> Answer:
     """The scripted reply to `prompt`, or the malformed one the script asks for; `scores`
     gives the score of a prompt holding one of its texts (when no marker says one);
-    `arrival` counts the arrivals of this request body (for `[[samples=...]]`)."""
+    `arrival` counts the arrivals of this request body (for `[[samples=...]]`); `contrib`
+    answers a step in the shape the contrib provider asks of its job (see
+    `contrib_criteria`), not the one asked."""
     text = prompt.last
     system = prompt.system
     if '{"criteria": [' in system and malformed is None:
@@ -171,7 +195,10 @@ def answer(
     if keyed is not None and last_score_marker(text) is None:
         score = keyed
     verdict: dict[str, Any] = {"reasoning": "scripted verdict", "score": score}
-    asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
+    if contrib:
+        asked = contrib_criteria(prompt)
+    else:
+        asked = ASKED_CRITERIA.findall(system) if '"scores": {' in system else []
     if asked:
         # per-criterion scores: `[[score.NAME=X]]` markers, else the step's score
         marked = dict(CRITERION_MARKER.findall(text))
@@ -181,6 +208,23 @@ def answer(
     if categories:
         verdict.update(category=categories[-1], confidence=0.9, rationale="scripted category")
     return _json(prompt, verdict, "ok")
+
+
+def contrib_criteria(prompt: Prompt) -> list[str]:
+    """The criteria the eval-hub-contrib provider asks one score each of, for the job of a
+    step request: a custom rubric's, that is every rubric but a reference job's (the step
+    comes with a reference answer), a built-in benchmark's, the default one and those this
+    judge derives. It asks one `score` of the others ([]); a request that is no step's
+    (no criteria listed) gets [] too."""
+    heading = next((h for h in ("\nCriteria (", "\nCriteria:") if h in prompt.system), None)
+    if heading is None:
+        return []
+    section = prompt.system.partition(heading)[2].partition("\n\n")[0]
+    listed = LISTED_CRITERION.findall(section)
+    referenced = "<reference>" in prompt.last or "\nReference answer: " in prompt.last
+    if not listed or referenced or frozenset(listed) in NOT_CUSTOM:
+        return []
+    return listed
 
 
 def decisive_pick(text: str) -> dict[str, Any]:
