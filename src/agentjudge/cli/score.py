@@ -315,7 +315,8 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     if not quiet and run.manifests:
         eligible, ineligible = run.manifests["eligible"], run.manifests["ineligible"]
         console.print(
-            f"training manifests: {eligible['count']} eligible, {ineligible['count']} not "
+            f"training manifests: {eligible['trajectory_count']} eligible, "
+            f"{ineligible['trajectory_count']} not "
             f"(threshold {config.training_threshold:g}): "
             f"{manifest_path(run.output, 'eligible')}, {manifest_path(run.output, 'ineligible')}",
             markup=False,
