@@ -34,9 +34,11 @@ Progress = Callable[[list[Node], int, JudgeClient], Callable[[int], None]]
 
 @dataclass
 class ScoreRun:
-    """A finished scoring job: its results document (as written) and the judge's counters."""
+    """A finished scoring job: its results document (as written), the judge's counters
+    and the configuration it ran with."""
 
     document: dict[str, Any]
+    config: ScoreConfig
     result: JobResult
     stats: ClientStats
     output: Path
@@ -132,7 +134,7 @@ def score_trajectories(
         for selection, manifest in manifests.items():
             write_atomic(manifest_path(output, selection), manifest, what="a training manifest")
     write_atomic(output, document)
-    return ScoreRun(document, result, client.stats, output, judge_note, manifests)
+    return ScoreRun(document, config, result, client.stats, output, judge_note, manifests)
 
 
 def score_outputs(config: ScoreConfig, writes: Sequence[Named] = ()) -> list[Named]:

@@ -286,7 +286,7 @@ def run_score(
     if html is not None:
         write_html_report(run.document, html, run.output, "--html")
     if mlflow_uri:
-        run_id = log_run(run.document, mlflow_uri, mlflow_experiment)
+        run_id = log_run(run.document, config, run.manifests, mlflow_uri, mlflow_experiment)
         console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
     if interactive:
         summary_table(run.document, Console())
