@@ -211,8 +211,12 @@ def test_failure_candidates_uncategorized_and_none() -> None:
     ]  # fmt: skip
     # `none` is a category from the taxonomy (counted as contrib counts it), not an
     # actionable one (the seed's rate: see the metadata test)
-    counts = [b[k] for k in ("detectable_failure_count", "categorized_failure_count")]
-    assert counts + [b["uncategorized_failure_count"]] == [2, 1, 1]
+    counts = (
+        "detectable_failure_count",
+        "categorized_failure_count",
+        "uncategorized_failure_count",
+    )
+    assert [b[k] for k in counts] == [2, 1, 1]
     # scored at 0.9, but a subagent failed and another is omitted: not for training
     assert (b["training_eligible"], b["passed"], b["complete"]) == (False, False, False)
     assert b["omitted"][0]["reason"] == "file_not_found"
