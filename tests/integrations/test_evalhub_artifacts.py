@@ -17,7 +17,7 @@ with warnings.catch_warnings():  # eval-hub-sdk still uses pydantic's class-base
     warnings.simplefilter("ignore", DeprecationWarning)
     from evalhub.adapter import JobResults
 
-    from agentjudge.integrations.evalhub import mlflow_artifacts
+    from agentjudge.integrations.evalhub import environment_card, mlflow_artifacts
 
 JOB = {"id": "job-1", "benchmark_id": "atif_trajectory_default", "benchmark_index": 0}
 
@@ -41,7 +41,8 @@ def test_the_artifacts_names_and_evaluation_results_as_the_sdk_writes_it(tmp_pat
         )
         run = score_trajectories(config)
     artifacts = {
-        a.path: json.loads(a.content) for a in mlflow_artifacts(run, {**JOB, "model_name": "judge"})
+        a.path: json.loads(a.content)
+        for a in mlflow_artifacts(run, {**JOB, "model_name": "judge"}, environment_card(run))
     }
     assert list(artifacts) == [
         "atif/agentjudge_results.json",

@@ -303,15 +303,15 @@ def main() -> int:
         run = adapter.last_run
         assert run is not None
         _status(callbacks, JobPhase.PERSISTING_ARTIFACTS, "saving details to MLflow")
-        job = job_identity(results)
+        job, card = job_identity(results), environment_card(run)
         run_id = callbacks.mlflow.save(
-            results, adapter.job_spec, artifacts=mlflow_artifacts(run, job)
+            results, adapter.job_spec, artifacts=mlflow_artifacts(run, job, card)
         )
         if run_id:
             _log_parameters(run_id, run)
         elif os.environ.get("MLFLOW_TRACKING_URI"):
             # no experiment named: the run is recorded (and tagged) all the same
-            run_id = _log_own_run(run, adapter.job_spec, job)
+            run_id = _log_own_run(run, adapter.job_spec, job, card)
         if run_id:
             results.mlflow_run_id = run_id
         warning = incomplete_warning(run.document)
@@ -347,12 +347,14 @@ def main() -> int:
         return EXIT_INTERNAL
 
 
-def mlflow_artifacts(run: ScoreRun, job: dict[str, Any]) -> list[MlflowArtifact]:
+def mlflow_artifacts(
+    run: ScoreRun, job: dict[str, Any], card: dict[str, Any] | None = None
+) -> list[MlflowArtifact]:
     """The run's artifacts (`report.mlflow.run_artifacts`): `atif/agentjudge_results.json`
     (ours, every node and step), `atif/evaluation_results.json` (the contrib provider's
-    shape, for `job`) and, with a training threshold, the two training manifests
-    (`atif/training/{eligible,ineligible}_trajectories.json`)."""
-    texts = run_artifacts(run.document, run.config, run.manifests, job, environment_card(run))
+    shape, for `job`, with the environment `card`) and, with a training threshold, the two
+    training manifests (`atif/training/{eligible,ineligible}_trajectories.json`)."""
+    texts = run_artifacts(run.document, run.config, run.manifests, job, card)
     return [MlflowArtifact(path, text.encode(), "application/json") for path, text in texts.items()]
 
 
@@ -390,7 +392,7 @@ def environment_card(run: ScoreRun) -> dict[str, Any]:
     ).model_dump(mode="json")
 
 
-def _log_own_run(run: ScoreRun, spec: JobSpec, job: dict[str, Any]) -> str:
+def _log_own_run(run: ScoreRun, spec: JobSpec, job: dict[str, Any], card: dict[str, Any]) -> str:
     """A run in DEFAULT_EXPERIMENT for a job that names no experiment, with the same
     parameters, metrics, tag and artifacts."""
     from mlflow import MlflowClient
@@ -402,7 +404,7 @@ def _log_own_run(run: ScoreRun, spec: JobSpec, job: dict[str, Any]) -> str:
         os.environ["MLFLOW_TRACKING_URI"],
         DEFAULT_EXPERIMENT,
         job,
-        environment_card(run),
+        card,
     )
     MlflowClient().set_tag(run_id, "evalhub.job.id", spec.id)
     return run_id
