@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,9 +34,11 @@ Progress = Callable[[list[Node], int, JudgeClient], Callable[[int], None]]
 
 @dataclass
 class ScoreRun:
-    """A finished scoring job: its results document (as written) and the judge's counters."""
+    """A finished scoring job: its results document (as written), the judge's counters
+    and the configuration it ran with."""
 
     document: dict[str, Any]
+    config: ScoreConfig
     result: JobResult
     stats: ClientStats
     output: Path
@@ -126,11 +129,12 @@ def score_trajectories(
     )
     manifests: dict[Selection, dict[str, Any]] = {}
     if config.training_threshold is not None:
-        manifests = training_manifests(document, list(config.trajectory_path))
+        # eval-hub's S3 origin of its test data, when it says so, names the files
+        manifests = training_manifests(document, os.environ)
         for selection, manifest in manifests.items():
             write_atomic(manifest_path(output, selection), manifest, what="a training manifest")
     write_atomic(output, document)
-    return ScoreRun(document, result, client.stats, output, judge_note, manifests)
+    return ScoreRun(document, config, result, client.stats, output, judge_note, manifests)
 
 
 def score_outputs(config: ScoreConfig, writes: Sequence[Named] = ()) -> list[Named]:

@@ -169,7 +169,7 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
     assert {m["name"] for m in bench["metrics_schema"]} == set(metrics)
     assert bench["test"]["pass"] == (metrics["atif_overall_score"] >= 0.5)
     run_id = bench["mlflow_run_id"]
-    details = artifact(mlflow_url, run_id, "atif/evaluation_results.json")
+    details = artifact(mlflow_url, run_id, "atif/agentjudge_results.json")
     assert details["metrics"]["atif_overall_score"] == pytest.approx(metrics["atif_overall_score"])
     root, child = details["trajectories"][0]["nodes"]
     assert [s["score"] for s in root["steps"]][1:] == [0.5, 0.25]
@@ -210,8 +210,8 @@ def test_a_job_with_ray_address_scores_on_the_cluster_as_it_would_locally(
     (there,) = on_ray["job"]["results"]["benchmarks"]
     assert there["metrics"] == here["metrics"]
     assert there["metrics"]["atif_overall_score"] == pytest.approx(3.5 / 5)
-    details = artifact(mlflow_url, there["mlflow_run_id"], "atif/evaluation_results.json")
-    expected = artifact(mlflow_url, here["mlflow_run_id"], "atif/evaluation_results.json")
+    details = artifact(mlflow_url, there["mlflow_run_id"], "atif/agentjudge_results.json")
+    expected = artifact(mlflow_url, here["mlflow_run_id"], "atif/agentjudge_results.json")
     assert details["trajectories"] == expected["trajectories"]
 
 
@@ -297,7 +297,7 @@ def test_the_contrib_providers_jobs_run_unchanged(
         "atif_trajectory_count",
         "atif_failure_categorization_rate",
     }
-    details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/evaluation_results.json")
+    details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/agentjudge_results.json")
     assert details["criteria"]["mode"] == mode
     names = [c["name"] for c in details["criteria"]["rubric"]["criteria"]]
     expected = {
@@ -329,19 +329,84 @@ def test_training_manifests_list_the_right_trajectories(
     run_id = job["results"]["benchmarks"][0]["mlflow_run_id"]
     eligible = artifact(mlflow_url, run_id, "atif/training/eligible_trajectories.json")
     ineligible = artifact(mlflow_url, run_id, "atif/training/ineligible_trajectories.json")
-    assert (eligible["selection"], eligible["threshold"], eligible["count"]) == (
-        "eligible",
-        0.6,
-        2,
-    )
-    assert sorted(Path(t["path"]).name for t in eligible["trajectories"]) == [
-        "fine.json",
-        "good.json",
+    # the contrib provider's keys: a training pipeline written for it reads ours
+    for manifest, selection in ((eligible, "eligible"), (ineligible, "ineligible")):
+        assert set(CONTRIB_MANIFEST_KEYS) <= set(manifest)
+        assert (manifest["schema_version"], manifest["selection"]) == (1, selection)
+        assert manifest["training_threshold"] == 0.6
+    # the eligible files themselves, not the job's folder
+    assert sorted(eligible["source_paths"]) == [str(runs / "fine.json"), str(runs / "good.json")]
+    assert eligible["manifest"] == eligible["source_paths"]
+    assert ineligible["source_paths"] == [str(runs / "bad.json")]
+    assert ineligible["manifest"] == []
+    assert (eligible["trajectory_count"], ineligible["trajectory_count"]) == (2, 1)
+    (bad,) = ineligible["trajectories"]
+    assert bad["aggregate_score"] == pytest.approx(0.2)
+    assert (bad["status"], bad["training_eligible"]) == ("scored", False)
+    # written with a threshold too (the contrib provider does not), naming the same files
+    results = artifact(mlflow_url, run_id, "atif/evaluation_results.json")
+    manifest = results["evaluation_metadata"]["atif_training_manifest"]
+    assert sorted(manifest) == eligible["source_paths"]
+
+
+CONTRIB_MANIFEST_KEYS = (
+    "schema_version", "selection", "training_threshold", "trajectory_count", "source_paths",
+    "manifest", "trajectories",
+)  # fmt: skip
+# eval-hub-sdk's JobResults as the contrib provider dumps it, and its evaluation_metadata
+CONTRIB_RESULTS_KEYS = (
+    "id", "benchmark_id", "benchmark_index", "model_name", "results", "overall_score",
+    "num_examples_evaluated", "duration_seconds", "completed_at", "trajectory_results",
+    "evaluation_metadata", "env_card",
+)  # fmt: skip
+CONTRIB_METADATA_KEYS = (
+    "atif_trajectories", "atif_trajectory_metadata", "atif_scoring_mode",
+    "atif_subagent_aggregation", "atif_subagent_depth_limit", "atif_total_step_limit",
+    "atif_reference_rubric", "atif_benchmark_name", "atif_benchmark_registry_version",
+    "atif_custom_rubric", "atif_custom_aggregation", "atif_failure_threshold",
+    "atif_completion_threshold", "atif_detectable_failure_count",
+    "atif_categorized_failure_count", "atif_uncategorized_failure_count",
+    "atif_categorization_judge_error_count", "atif_detectable_failure_trajectory_count",
+    "atif_categorized_failure_trajectory_count", "atif_failure_categorization_rate",
+    "atif_training_threshold", "atif_training_manifest", "atif_partial_result_policy",
+    "atif_failed_trajectory_count", "atif_judge_request_count", "atif_judge_request_limit",
+    "atif_judge_prompt_token_count", "atif_judge_completion_token_count",
+    "atif_judge_token_count", "atif_judge_success_count", "atif_judge_error_count",
+)  # fmt: skip
+
+
+def test_evaluation_results_is_the_contrib_providers_document(
+    tmp_path: Path, evalhub_url: str, mlflow_url: str
+) -> None:
+    runs = trajectories(tmp_path, "step [[score=0.5]]")
+    with JudgeServer() as judge:
+        outcome = run_job(evalhub_url, judge, contrib_job("custom", runs, tmp_path), "contrib")
+    job = outcome["job"]
+    assert job["status"]["state"] == "completed", outcome["logs"]
+    (bench,) = job["results"]["benchmarks"]
+    results = artifact(mlflow_url, bench["mlflow_run_id"], "atif/evaluation_results.json")
+    assert set(CONTRIB_RESULTS_KEYS) <= set(results)
+    assert (results["id"], results["benchmark_id"]) == (outcome["id"], "atif_trajectory_default")
+    assert results["model_name"] == "judge"
+    assert {r["metric_name"]: r["metric_value"] for r in results["results"]} == bench["metrics"]
+    assert {r["metric_type"] for r in results["results"]} == {"float"}
+    assert results["overall_score"] == pytest.approx(bench["metrics"]["atif_overall_score"])
+    # every node, root first: the subagent is its own file
+    assert [(Path(t["source_path"]).name, t["status"]) for t in results["trajectory_results"]] == [
+        ("root.json", "scored"),
+        ("child.json", "scored"),
     ]
-    assert [Path(t["path"]).name for t in ineligible["trajectories"]] == ["bad.json"]
-    assert ineligible["trajectories"][0]["aggregate"] == pytest.approx(0.2)
-    assert eligible["source_paths"] == [str(runs)]
-    assert eligible["schema_version"] == "agentjudge.training/v1"
+    assert all(t["training_eligible"] is None for t in results["trajectory_results"])
+    metadata = results["evaluation_metadata"]
+    assert set(CONTRIB_METADATA_KEYS) <= set(metadata)
+    assert (metadata["atif_scoring_mode"], metadata["atif_custom_rubric"]) == ("custom", "custom")
+    (root,) = metadata["atif_trajectories"]
+    (child,) = root["subagent_trajectories"]
+    assert [s["score"] for s in child["steps"]] == [1.0, 0.75]
+    assert [(s["step_index"], s["step_id"]) for s in root["steps"]] == [(0, 1), (1, 2), (2, 3)]
+    low = root["steps"][2]  # 0.25 with a category: a failure candidate
+    assert (low["category"], low["categorization_status"]) == ("reasoning_failure", "categorized")
+    assert results["env_card"]["custom"]["trajectory_count"] == 1
 
 
 def test_an_incomplete_job_says_so_in_what_eval_hub_keeps(

@@ -499,17 +499,20 @@ def test_training_manifests_beside_the_results(tmp_path: Path, server: JudgeServ
     flags = ["--training-threshold", "0.55", "--subagent-aggregation", "hierarchical"]
     done = score(runs, *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
     assert done.returncode == 1, done.stderr  # scored, but incomplete
-    assert "training manifests: 1 eligible, 2 not (threshold 0.55)" in done.stderr
+    # every trajectory by itself, subagents too: child.json (0.7) is eligible as well
+    assert "training manifests: 2 eligible, 2 not (threshold 0.55)" in done.stderr
     document = results(tmp_path / "out.json")
     eligible = results(tmp_path / "out.eligible_trajectories.json")
     ineligible = results(tmp_path / "out.ineligible_trajectories.json")
-    assert [Path(t["path"]).name for t in eligible["trajectories"]] == ["root.json"]
-    assert sorted(Path(t["path"]).name for t in ineligible["trajectories"]) == [
-        "low.json",
-        "orphan.json",
-    ]
-    assert eligible["trajectories"][0]["aggregate"] == pytest.approx(0.58)
-    assert (eligible["count"], ineligible["count"], eligible["threshold"]) == (1, 2, 0.55)
+    # the contrib provider's keys, the files themselves as source_paths
+    assert [Path(p).name for p in eligible["source_paths"]] == ["root.json", "child.json"]
+    assert eligible["manifest"] == eligible["source_paths"]
+    assert sorted(Path(p).name for p in ineligible["source_paths"]) == ["low.json", "orphan.json"]
+    assert ineligible["manifest"] == []
+    assert eligible["trajectories"][0]["aggregate_score"] == pytest.approx(0.58)
+    assert (eligible["schema_version"], eligible["selection"]) == (1, "eligible")
+    assert (eligible["trajectory_count"], ineligible["trajectory_count"]) == (2, 2)
+    assert eligible["training_threshold"] == 0.55
     by_file = {Path(t["nodes"][0]["file"]).name: t for t in document["trajectories"]}
     assert by_file["root.json"]["training_eligible"] is True
     assert by_file["orphan.json"]["training_eligible"] is False

@@ -45,8 +45,18 @@ def test_score_logs_the_run_to_mlflow(tmp_path: Path, mlflow_url: str) -> None:
     assert tags["atif_complete"] == "true"
     artifact = httpx.get(
         f"{mlflow_url}/get-artifact",
-        params={"run_id": run_id, "path": "atif/evaluation_results.json"},
+        params={"run_id": run_id, "path": "atif/agentjudge_results.json"},
         timeout=30,
     )
     assert artifact.json() == json.loads((tmp_path / "out.json").read_text())
     assert mlflow_url not in artifact.text
+    # the contrib provider's name holds its shape, as the adapter's runs have it
+    contrib = httpx.get(
+        f"{mlflow_url}/get-artifact",
+        params={"run_id": run_id, "path": "atif/evaluation_results.json"},
+        timeout=30,
+    ).json()
+    assert (contrib["id"], contrib["model_name"]) == (run_id, "judge")
+    assert contrib["num_examples_evaluated"] == 1
+    (scored,) = contrib["trajectory_results"]
+    assert Path(scored["source_path"]) == tmp_path / "runs" / "a.json"

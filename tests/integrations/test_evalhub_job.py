@@ -87,7 +87,8 @@ def test_a_job_that_sets_nothing_is_scored_as_the_contrib_provider_scores_it(
     config = job_config(spec({}), tmp_path)
     assert config.scoring_mode == "auto"
     assert config.trajectory_path == ["/test_data/trajectory.json"]
-    assert config.output == str(tmp_path / "evaluation_results.json")
+    # ours, named as its MLflow artifact: evaluation_results.json is the contrib shape there
+    assert config.output == str(tmp_path / "agentjudge_results.json")
 
 
 def test_the_contrib_names_map_onto_ours(tmp_path: Path) -> None:

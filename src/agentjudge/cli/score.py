@@ -286,7 +286,7 @@ def run_score(
     if html is not None:
         write_html_report(run.document, html, run.output, "--html")
     if mlflow_uri:
-        run_id = log_run(run.document, mlflow_uri, mlflow_experiment)
+        run_id = log_run(run.document, config, run.manifests, mlflow_uri, mlflow_experiment)
         console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
     if interactive:
         summary_table(run.document, Console())
@@ -315,7 +315,8 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     if not quiet and run.manifests:
         eligible, ineligible = run.manifests["eligible"], run.manifests["ineligible"]
         console.print(
-            f"training manifests: {eligible['count']} eligible, {ineligible['count']} not "
+            f"training manifests: {eligible['trajectory_count']} eligible, "
+            f"{ineligible['trajectory_count']} not "
             f"(threshold {config.training_threshold:g}): "
             f"{manifest_path(run.output, 'eligible')}, {manifest_path(run.output, 'ineligible')}",
             markup=False,

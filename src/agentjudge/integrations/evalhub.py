@@ -12,7 +12,6 @@ Run as `agentjudge evalhub` or `python -m agentjudge.integrations.evalhub`; need
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -24,6 +23,7 @@ from typing import Any
 import yaml
 from evalhub.adapter import (
     DefaultCallbacks,
+    EnvironmentCardMetadata,
     EvaluationResult,
     FrameworkAdapter,
     JobCallbacks,
@@ -38,18 +38,17 @@ from evalhub.adapter import (
 from evalhub.adapter.mlflow import MlflowArtifact
 from evalhub.models.api import MetricSchema, ResultType
 
+from agentjudge import __version__
 from agentjudge.api import ScoreRun, score_trajectories
 from agentjudge.errors import EXIT_INTERNAL, AgentJudgeError, InputError, UsageError, clip
 from agentjudge.judge.store import default_store_path
 from agentjudge.nesting import load_yaml
 from agentjudge.printable import printable
+from agentjudge.report.contrib_shape import trajectory_metadata
 from agentjudge.report.failure import unanswered
-from agentjudge.report.mlflow import log_run
-from agentjudge.report.training import manifest_name
+from agentjudge.report.mlflow import log_run, run_artifacts
 from agentjudge.scoring.config import ScoreConfig, load_config
 
-ARTIFACT_PATH = "atif/evaluation_results.json"
-TRAINING_DIR = "atif/training"
 METRICS = ("atif_overall_score", "atif_trajectory_count", "atif_failure_categorization_rate")
 # parameters of the eval-hub-contrib atif provider that name a rubric
 RUBRIC_ALIASES = ("custom_rubric", "custom_rubric_path")
@@ -174,7 +173,9 @@ def job_config(spec: JobSpec, output_dir: Path) -> ScoreConfig:
         judge="openai-compatible",
         judge_url=spec.model.url,
         judge_model=spec.model.name,
-        output=str(output_dir / "evaluation_results.json"),
+        # our results document, named as its MLflow artifact (evaluation_results.json is
+        # the contrib provider's shape there)
+        output=str(output_dir / "agentjudge_results.json"),
     )
     return load_config(None, params, "job parameters", JOB_NAMES)
 
@@ -302,13 +303,15 @@ def main() -> int:
         run = adapter.last_run
         assert run is not None
         _status(callbacks, JobPhase.PERSISTING_ARTIFACTS, "saving details to MLflow")
-        artifacts = mlflow_artifacts(run)
-        run_id = callbacks.mlflow.save(results, adapter.job_spec, artifacts=artifacts)
+        job, card = job_identity(results), environment_card(run)
+        run_id = callbacks.mlflow.save(
+            results, adapter.job_spec, artifacts=mlflow_artifacts(run, job, card)
+        )
         if run_id:
             _log_parameters(run_id, run)
         elif os.environ.get("MLFLOW_TRACKING_URI"):
             # no experiment named: the run is recorded (and tagged) all the same
-            run_id = _log_own_run(run, adapter.job_spec, artifacts)
+            run_id = _log_own_run(run, adapter.job_spec, job, card)
         if run_id:
             results.mlflow_run_id = run_id
         warning = incomplete_warning(run.document)
@@ -344,29 +347,66 @@ def main() -> int:
         return EXIT_INTERNAL
 
 
-def mlflow_artifacts(run: ScoreRun) -> list[MlflowArtifact]:
-    """The details (`atif/evaluation_results.json`) and, with a training threshold, the two
+def mlflow_artifacts(
+    run: ScoreRun, job: dict[str, Any], card: dict[str, Any] | None = None
+) -> list[MlflowArtifact]:
+    """The run's artifacts (`report.mlflow.run_artifacts`): `atif/agentjudge_results.json`
+    (ours, every node and step), `atif/evaluation_results.json` (the contrib provider's
+    shape, for `job`, with the environment `card`) and, with a training threshold, the two
     training manifests (`atif/training/{eligible,ineligible}_trajectories.json`)."""
-    artifacts = [_json_artifact(ARTIFACT_PATH, run.document)]
-    for selection, manifest in run.manifests.items():
-        artifacts.append(_json_artifact(f"{TRAINING_DIR}/{manifest_name(selection)}", manifest))
-    return artifacts
+    texts = run_artifacts(run.document, run.config, run.manifests, job, card)
+    return [MlflowArtifact(path, text.encode(), "application/json") for path, text in texts.items()]
 
 
-def _json_artifact(path: str, data: dict[str, Any]) -> MlflowArtifact:
-    return MlflowArtifact(path, json.dumps(data, ensure_ascii=False).encode(), "application/json")
+def job_identity(results: JobResults) -> dict[str, Any]:
+    """What `evaluation_results.json` names the job by, as the SDK's `JobResults` does."""
+    return {
+        "id": results.id,
+        "benchmark_id": results.benchmark_id,
+        "benchmark_index": results.benchmark_index,
+        "model_name": results.model_name,
+    }
 
 
-def _log_own_run(run: ScoreRun, spec: JobSpec, artifacts: list[MlflowArtifact]) -> str:
+def environment_card(run: ScoreRun) -> dict[str, Any]:
+    """The SDK's environment card of the job, as the contrib provider fills it: where it
+    ran, and the first trajectory's agent with every trajectory's identity in `custom`."""
+    card = EnvironmentCardMetadata.capture(
+        framework_name="agentjudge", framework_version=__version__
+    )
+    roots = trajectory_metadata(run.document)
+    first = roots[0] if roots else {}
+    return card.model_copy(
+        update={
+            "model_id": first.get("model"),
+            "model_version": first.get("agent_version"),
+            "custom": {
+                "atif_schema_version": first.get("atif_schema_version"),
+                "agent_name": first.get("agent_name"),
+                "agent_version": first.get("agent_version"),
+                "model": first.get("model"),
+                "trajectory_count": len(roots),
+                "trajectories": roots,
+            },
+        }
+    ).model_dump(mode="json")
+
+
+def _log_own_run(run: ScoreRun, spec: JobSpec, job: dict[str, Any], card: dict[str, Any]) -> str:
     """A run in DEFAULT_EXPERIMENT for a job that names no experiment, with the same
     parameters, metrics, tag and artifacts."""
     from mlflow import MlflowClient
 
-    run_id = log_run(run.document, os.environ["MLFLOW_TRACKING_URI"], DEFAULT_EXPERIMENT)
-    client = MlflowClient()
-    client.set_tag(run_id, "evalhub.job.id", spec.id)
-    for artifact in artifacts[1:]:  # the details are logged by log_run already
-        client.log_text(run_id, artifact.content.decode(), artifact.path)
+    run_id = log_run(
+        run.document,
+        run.config,
+        run.manifests,
+        os.environ["MLFLOW_TRACKING_URI"],
+        DEFAULT_EXPERIMENT,
+        job,
+        card,
+    )
+    MlflowClient().set_tag(run_id, "evalhub.job.id", spec.id)
     return run_id
 
 
