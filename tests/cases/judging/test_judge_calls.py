@@ -65,6 +65,18 @@ def test_a_failed_item_is_worded_as_graph_agents_cli_words_it_then_ours() -> Non
         assert (
             failure_reason(unusable, own_model) == f"{words} (unusable judge answer: score_missing)"
         )
+    # a detail of ours (the number refused) stays in our part
+    huge = JudgeOutcome(
+        None,
+        "score_out_of_range",
+        protocol=True,
+        message="a number too large to show is outside 1..5",
+        reply_error="OverflowError: int too large to convert to float",
+    )
+    assert failure_reason(huge, own_model=False) == (
+        "OverflowError: int too large to convert to float (unusable judge answer: "
+        "score_out_of_range: a number too large to show is outside 1..5)"
+    )
     # a score graph-agents-cli would take, out of our scale: ours alone
     out = JudgeOutcome(None, "score_out_of_range", protocol=True, message="7 is outside 1..5")
     assert failure_reason(out, own_model=True) == (

@@ -138,12 +138,12 @@ def failure_reason(outcome: JudgeOutcome, own_model: bool) -> str:
     (a timeout, a score out of the scale, a judge it does not call) keep ours alone.
     """
     what = "unusable judge answer" if outcome.protocol else "judge call failed"
-    theirs = outcome.reply_error
-    if own_model and not outcome.protocol and str(outcome.error).startswith(_WORKER_FAILURES):
-        theirs = outcome.message
-    if theirs:
-        return f"{theirs} ({what}: {outcome.error})"
-    return f"{what}: {outcome.explained}"
+    worker_failure = str(outcome.error).startswith(_WORKER_FAILURES)
+    if own_model and not outcome.protocol and worker_failure and outcome.message:
+        # the message is the model's exception: said once, as theirs
+        return f"{outcome.message} ({what}: {outcome.error})"
+    ours = f"{what}: {outcome.explained}"
+    return f"{outcome.reply_error} ({ours})" if outcome.reply_error else ours
 
 
 async def run_judges(
