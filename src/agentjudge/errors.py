@@ -101,4 +101,13 @@ class JudgeError(Exception):
 
 
 class ProtocolError(JudgeError):
-    """The judge answered (often HTTP 200) but the answer is not a usable verdict."""
+    """The judge answered (often HTTP 200) but the answer is not a usable verdict.
+
+    `reply_error` is the error graph-agents-cli's judge runner raises reading the same reply
+    (`Type: message`), for a case judge's reply it reads no score from; "" otherwise. It may
+    quote the reply, so it is redacted before it is shown (the judge client does it).
+    """
+
+    def __init__(self, kind: str, detail: str = "", reply_error: str = "") -> None:
+        super().__init__(kind, detail)
+        self.reply_error = reply_error

@@ -270,3 +270,36 @@ def test_a_helper_outlives_no_grade_killed_outright(tmp_path: Path, sig: int) ->
         proc.communicate(timeout=30)  # hangs while a helper holds grade's stdout
     assert proc.returncode == -sig
     assert _gone(helper)
+
+
+def test_cases_first_match_fails_are_named_in_order_whoever_graded_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every 50th case expects "any search" then "search for x" of calls search(q=x),
+    # search(q=y): first-match gives the only q=x call to the first entry; 100 and 150 are
+    # in the helper's blocks, 0, 50 and 200 not
+    cases = _cases()
+    calls = [{"name": "search", "args": {"q": "x"}}, {"name": "search", "args": {"q": "y"}}]
+    greedy_miss = ["search", {"name": "search", "args_subset": {"q": "x"}}]
+    for case in cases[::50]:
+        case["expect"] = {"tool_calls": greedy_miss}
+    cases[250]["expect"] = {"tool_calls": greedy_miss[::-1]}  # first-match finds it too
+    _write(tmp_path, cases)
+    traces = json.loads((tmp_path / "traces" / "a.json").read_text())
+    for trace in traces["traces"]:
+        trace["tool_calls"] = calls
+    (tmp_path / "traces" / "a.json").write_text(json.dumps(traces))
+    alone = Run(tmp_path, False, monkeypatch).grade()
+    helped = Run(tmp_path, True, monkeypatch)
+    assert helped.grade() == alone
+    assert helped.done  # c100 and c150 among them
+    document = json.loads((tmp_path / "results-False.json").read_text())
+    assert document["warnings"] == [
+        "5 case(s) pass their expect checks here that first-match matching, as "
+        "graph-agents-cli 0.3.1 does it, fails: c0, c50, c100, c150, c200. agentjudge gives "
+        "each expected tool call or approval its own recorded one whenever some assignment "
+        "does; graph-agents-cli gives each the first remaining one that fits, and fails "
+        "these cases without judging them."
+    ]
+    statuses = {case["id"]: case["status"] for case in document["cases"]}
+    assert statuses["c100"] == statuses["c250"] == "passed"

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from agentjudge.testing import JudgeServer, Script
+from agentjudge.testing.scripted import Malformed
 from tests.conftest import ATIF_FIXTURES
 
 PROJECT = Path(__file__).resolve().parents[1] / "cases" / "data" / "project"
@@ -252,18 +253,39 @@ def test_an_unusable_judge_is_a_configuration_error(
     assert not (project / "out.json").exists()
 
 
-@pytest.mark.parametrize("malformed", ["out_of_range", "bool_score", "no_score", "non_json"])
-def test_a_protocol_error_never_becomes_a_score(project: Path, malformed: str) -> None:
+NO_SCORE = "ValueError: could not parse a score from judge reply: "
+
+
+# the metric's error: graph-agents-cli's words where its runner fails too (quoting the reply
+# as it does), then ours; where it would take the score, ours alone
+@pytest.mark.parametrize(
+    ("malformed", "error"),
+    [
+        ("out_of_range", "unusable judge answer: score_out_of_range: 7 is outside 1..5"),
+        ("bool_score", "unusable judge answer: score_not_number"),
+        (
+            "no_score",
+            NO_SCORE + """'{"reasoning": "looks fine"}' (unusable judge answer: score_missing)""",
+        ),
+        (
+            "non_json",
+            NO_SCORE + "'I think this step is fine, maybe 0.7.' (unusable judge answer: "
+            "score_missing)",
+        ),
+    ],
+)
+def test_a_protocol_error_never_becomes_a_score(project: Path, malformed: str, error: str) -> None:
     with JudgeServer(Script(malformed=malformed)) as bad:  # type: ignore[arg-type]
         done = grade(project, "--output", "out.json", server=bad)
     assert done.returncode == 2, done.stderr
     document = results(project / "out.json")
     for case in document["cases"]:
-        for entry in case["judge_scores"].values():
+        for name, entry in case["judge_scores"].items():
             if entry["kind"] == "judge":
                 assert entry["score"] is None
                 assert entry["passed"] is None
-                assert entry["error"].startswith("unusable judge answer: ")
+                assert entry["error"] == error
+                assert f"error: judge {name}: {error}" in case["reasons"]
     assert document["quality"]["response_quality"]["status"] == "incomplete"
 
 
@@ -442,8 +464,13 @@ def test_a_changed_dataset_is_graded_with_both_hashes_recorded(
     assert results(project / "out.json")["dataset_hash"] == traces["dataset_hash"]
 
 
-@pytest.mark.parametrize("source", ["environment", "dotenv"])
-def test_a_judge_echoing_the_key_has_it_written_nowhere(project: Path, source: str) -> None:
+@pytest.mark.parametrize(
+    ("source", "answer"),
+    [("environment", "scored"), ("dotenv", "scored"), ("environment", "no_score")],
+)
+def test_a_judge_echoing_the_key_has_it_written_nowhere(
+    project: Path, source: str, answer: str
+) -> None:
     secret = "sk-echoed-grade-9d8e7f6a5b4c"
     env: dict[str, str] = {}
     if source == "dotenv":  # the project's own .env, as graph-agents-cli reads it
@@ -451,12 +478,20 @@ def test_a_judge_echoing_the_key_has_it_written_nowhere(project: Path, source: s
             dotenv.write(f"\nJUDGE_API_KEY={secret}\n")
     else:
         env["JUDGE_API_KEY"] = secret
-    with JudgeServer(Script(echo_credentials=True)) as judge:
+    # no_score: the echo is in a reply the error quotes, as graph-agents-cli quotes it
+    malformed: Malformed | None = "no_score" if answer == "no_score" else None
+    with JudgeServer(Script(echo_credentials=True, malformed=malformed)) as judge:
         flags = ["--output", "out.json", "--html", "out.html"]
         done = grade(project, *flags, server=judge, **env)
         sent = [e for e in judge.log if e.headers.get("authorization") == f"Bearer {secret}"]
     assert sent  # the key was sent, and the judge quoted it back
     assert "I was sent" in (project / "out.json").read_text()
+    if malformed:
+        error = by_id(results(project / "out.json"))["greeting"]["judge_scores"]
+        assert error["response_quality"]["error"] == (
+            NO_SCORE + """'{"reasoning": "looks fine (I was sent authorization: Bearer ***)"}' """
+            "(unusable judge answer: score_missing)"
+        )
     store = project.parent / "cache" / "verdicts.sqlite"
     written = [project / "out.json", project / "out.html", store]
     everything = b"".join(p.read_bytes() for p in written) + (done.stdout + done.stderr).encode()

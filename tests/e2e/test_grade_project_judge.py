@@ -39,6 +39,10 @@ class HouseModel:
 
     def invoke(self, prompt):
         text = prompt if isinstance(prompt, str) else prompt[-1].content
+        if "[[raise]]" in text:
+            raise RuntimeError("rate limited")
+        if "[[no verdict]]" in text:
+            return Reply("no verdict here", {})
         body = {"model": self.model_name, "messages": [{"role": "user", "content": text}]}
         request = urllib.request.Request(
             os.environ["HOUSE_MODEL_URL"] + "/chat/completions",
@@ -102,6 +106,37 @@ def test_the_projects_own_judge_model_grades_concurrently(project: Path) -> None
     again = grade(project, *flags, "--output", "again.json", HOUSE_MODEL_URL="http://127.0.0.1:9")
     assert again.returncode == 1, again.stderr
     assert "4 of 4 verdicts from the verdict store" in again.stderr
+
+
+def test_the_project_models_failures_are_worded_as_graph_agents_cli_words_them(
+    project: Path,
+) -> None:
+    with_house_model(project)
+    traces = results(project / "artifacts/traces/traces_20261130_060000.json")
+    markers = {"greeting": " [[raise]]", "weather": " [[no verdict]]", "terse": " [[score=4]]"}
+    for trace in traces["traces"]:
+        trace["response"] = f"{trace['response']}{markers.get(trace['case_id'], '')}"
+    (project / "artifacts/traces/traces_20261130_060000.json").write_text(json.dumps(traces))
+    with JudgeServer() as server:
+        flags = ["--judge-provider", "house", "--judge-model", "house-1", "--output", "out.json"]
+        done = grade(project, *flags, "--no-cache", HOUSE_MODEL_URL=server.base_url)
+    assert done.returncode == 2, done.stderr
+    cases = by_id(results(project / "out.json"))
+    # the exception the model raised, as graph-agents-cli records it, then ours: it was
+    # taken as a failed call (no HTTP status of its own: a 502), retried, and failed
+    raised = "RuntimeError: rate limited (judge call failed: http_502)"
+    assert cases["greeting"]["judge_scores"]["response_quality"]["error"] == raised
+    assert cases["greeting"]["reasons"] == [f"error: judge response_quality: {raised}"]
+    # graph-agents-cli's runner's words for a reply it reads no score from, quoting it
+    unusable = (
+        "ValueError: could not parse a score from judge reply: 'no verdict here' "
+        "(unusable judge answer: score_missing)"
+    )
+    assert cases["weather"]["reasons"] == [
+        f"error: judge task_success: {unusable}",
+        f"error: judge politeness: {unusable}",
+    ]
+    assert cases["terse"]["judge_scores"]["response_quality"]["score"] == 4.0
 
 
 def test_a_project_judge_that_cannot_be_built_is_a_configuration_error(project: Path) -> None:

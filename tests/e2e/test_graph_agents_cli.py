@@ -77,6 +77,13 @@ class HouseChatModel(_BaseChatModel):
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
         asked = [{"role": "user", "content": messages[-1].content}]
+        # a prompt quoting HOUSE_RAISES's text fails; one quoting HOUSE_MUMBLES's: no score
+        raises, mumbles = os.environ.get("HOUSE_RAISES"), os.environ.get("HOUSE_MUMBLES")
+        if raises and raises in asked[0]["content"]:
+            raise RuntimeError("rate limited")
+        if mumbles and mumbles in asked[0]["content"]:
+            text = "no verdict here"
+            return _ChatResult(generations=[_ChatGeneration(message=_AIMessage(content=text))])
         answer = _httpx.post(
             os.environ["HOUSE_URL"] + "/chat/completions",
             json={"model": self.model_name, "messages": asked},
@@ -248,6 +255,82 @@ def test_d_a_judge_model_of_the_projects_own(project: Path, judge: JudgeServer) 
     assert judge.peak_in_flight >= 4  # ours, through one worker, many at a time
     metric = {c["id"]: c for c in ours.document["cases"]}["greeting"]["judge_scores"]
     assert metric["judge_in_use"]["reasoning"] == "house-7"
+
+
+def test_e_the_project_models_failures_are_worded_as_graph_agents_cli_words_them(
+    project: Path, judge: JudgeServer
+) -> None:
+    # the weather case's judges raise, the greeting's answer with no score; a model name of
+    # its own, so that no verdict in the store answers for it
+    env = {"JUDGE_MODEL_PROVIDER": "house", "HOUSE_URL": judge.base_url}
+    env.update(HOUSE_RAISES="90 degrees", HOUSE_MUMBLES="How can I help")
+    theirs, ours = grade_both(project, "--judge-model", "house-failing", **env)
+    assert ours.outcome() == theirs.outcome(), ours.output
+    assert theirs.code == 2
+    errors = {
+        (case["id"], name): (metric["error"], case["reasons"])
+        for case in theirs.document["cases"]
+        for name, metric in case["judge_scores"].items()
+        if metric["error"]
+    }
+    said = {error for error, _ in errors.values()}
+    assert said == {
+        "RuntimeError: rate limited",
+        "ValueError: could not parse a score from judge reply: 'no verdict here'",
+    }
+    ours_by_id = {case["id"]: case for case in ours.document["cases"]}
+    for (case_id, name), (error, reasons) in errors.items():
+        # graph-agents-cli's words first, then ours in parentheses, in the results and the
+        # reasons alike
+        mine = ours_by_id[case_id]["judge_scores"][name]["error"]
+        assert mine in (
+            f"{error} (judge call failed: http_502)",
+            f"{error} (unusable judge answer: score_missing)",
+        ), mine
+        theirs_reason = f"error: judge {name}: {error}"
+        assert theirs_reason in reasons
+        assert f"error: judge {name}: {mine}" in ours_by_id[case_id]["reasons"]
+
+
+def test_f_a_case_first_match_fails_is_named(project: Path) -> None:
+    # "any search", then "search for x", of calls search(q=x), search(q=y): first-match
+    # gives the only q=x call to the first entry and fails the second
+    greedy_miss: list[Any] = ["search", {"name": "search", "args_subset": {"q": "x"}}]
+    cases: list[dict[str, Any]] = [
+        {"id": "either-search", "expect": {"tool_calls": greedy_miss}},
+        {"id": "strict-first", "expect": {"tool_calls": greedy_miss[::-1]}},
+    ]
+    calls = [
+        {"id": f"c{i}", "name": "search", "args": {"q": q}, "result": "r", "is_error": False}
+        for i, q in enumerate("xy")
+    ]
+    for case in cases:
+        case["messages"] = [{"role": "user", "content": "find x"}]
+    traces = [
+        {"case_id": case["id"], "status": "ok", "response": "found", "tool_calls": calls}
+        for case in cases
+    ]
+    folder = project / "first-match"
+    folder.mkdir(exist_ok=True)
+    (folder / "dataset.json").write_text(json.dumps({"cases": cases}))
+    (folder / "traces.json").write_text(json.dumps({"traces": traces}))
+    flags = ["--traces", str(folder / "traces.json"), "--dataset", str(folder / "dataset.json")]
+    theirs, ours = grade_both(project, *flags)
+    statuses = {"either-search": "failed", "strict-first": "passed"}
+    assert theirs.outcome()["statuses"] == statuses
+    (failed,) = [c for c in theirs.document["cases"] if c["id"] == "either-search"]
+    assert failed["reasons"] == [
+        """tool_calls: expected tool call search({"q": "x"}) not found; actual calls: """
+        "['search', 'search']"
+    ]
+    assert (theirs.code, ours.code) == (1, 0)
+    assert ours.outcome()["statuses"] == {**statuses, "either-search": "passed"}
+    warning = (
+        "1 case(s) pass their expect checks here that first-match matching, as "
+        "graph-agents-cli 0.3.1 does it, fails: either-search."
+    )
+    assert any(w.startswith(warning) for w in ours.document["warnings"])
+    assert "warning: 1 case(s) pass their expect checks here" in " ".join(ours.output.split())
 
 
 @pytest.mark.parametrize(

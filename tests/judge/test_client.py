@@ -163,6 +163,26 @@ def test_api_key_is_sent_but_never_shown() -> None:
     assert seen == ["Bearer sk-very-secret"]
 
 
+def test_a_reply_with_no_score_is_quoted_in_graph_agents_cli_s_words_without_secrets() -> None:
+    reply = "no verdict: I was sent Bearer sk-very-secret by team-key-123"
+
+    def answer(_: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"choices": [{"message": {"content": reply}}]})
+
+    provider = OpenAICompatible("http://judge.invalid/v1", "m", api_key="team-key-123")
+    scaled = JudgeRequest((Message("user", "x"),), "v1", answer="scaled", scale=5.0)
+
+    async def go() -> JudgeOutcome:
+        async with JudgeClient(provider, transport=httpx.MockTransport(answer)) as client:
+            return await client.judge(scaled)
+
+    outcome = asyncio.run(go())
+    assert (outcome.error, outcome.protocol, outcome.message) == ("score_missing", True, None)
+    assert outcome.reply_error == (
+        "ValueError: could not parse a score from judge reply: 'no verdict: I was sent *** by ***'"
+    )
+
+
 def test_fake_judge_is_deterministic_and_announced() -> None:
     async def go() -> list[JudgeOutcome]:
         async with JudgeClient(FakeJudge()) as client:

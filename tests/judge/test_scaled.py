@@ -92,12 +92,41 @@ def test_rejected_replies_raise_a_fixed_kind(reply: str, kind: str) -> None:
     with pytest.raises(ProtocolError) as err:
         parse_case_score(reply, 5)
     assert err.value.kind == kind
-    # the reply itself never reaches the error: at most the number refused, shown by us
+    # the reply itself never reaches the error's kind and detail: at most the number
+    # refused, shown by us (graph-agents-cli's words, which quote it, are apart: below)
     if kind == "score_out_of_range":
         shown = r"(\S+|a number too large to show)"
         assert re.fullmatch(rf"{kind}: {shown} is outside 1\.\.5", str(err.value))
     else:
         assert str(err.value) == kind
+
+
+NO_SCORE = "ValueError: could not parse a score from judge reply: "
+REFUSED = "TypeError: float() argument must be a string or a real number, not "
+
+
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        ("", NO_SCORE + "''"),
+        (" no verdict here\n", NO_SCORE + "'no verdict here'"),
+        ("it's " + "x" * 300, NO_SCORE + "\"it's " + "x" * 195 + '"'),  # 200 characters
+        ('{"score": null}', REFUSED + "'NoneType'"),
+        ('{"score": [4]}', REFUSED + "'list'"),
+        ('{"score": "high"}', "ValueError: could not convert string to float: 'high'"),
+        ("1" + "0" * 400, "OverflowError: int too large to convert to float"),
+        # graph-agents-cli reads a score from these: it has no words for them
+        ('{"score": true}', ""),
+        ('{"score": 7}', ""),
+        ('{"score": NaN}', ""),
+    ],
+)
+def test_graph_agents_cli_s_words_for_a_reply_it_reads_no_score_from(
+    reply: str, words: str
+) -> None:
+    with pytest.raises(ProtocolError) as err:
+        parse_case_score(reply, 5)
+    assert err.value.reply_error == words
 
 
 def test_the_refused_number_is_shown() -> None:

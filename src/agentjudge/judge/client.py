@@ -24,6 +24,7 @@ from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
+from agentjudge.judge.secrets import redact
 from agentjudge.judge.stats import ClientStats
 from agentjudge.judge.store import VerdictStore
 from agentjudge.judge.store_commits import StoreCommits
@@ -62,6 +63,9 @@ class JudgeOutcome:
     from_store: bool = False  # answered by the verdict store, not by the judge
     protocol: bool = False  # the error was an unusable answer (not a failed call)
     message: str | None = None  # the server's own explanation of a refused call (redacted)
+    # an unusable answer as graph-agents-cli's runner words it (`ProtocolError.reply_error`,
+    # redacted: it quotes the reply)
+    reply_error: str | None = None
 
     @property
     def explained(self) -> str | None:
@@ -208,7 +212,7 @@ class JudgeClient:
             await self._send(request)
 
     async def _judge(self, request: JudgeRequest) -> JudgeOutcome:
-        kind, detail = "protocol_error", ""
+        kind, detail, reply_error = "protocol_error", "", ""
         for _ in range(PROTOCOL_ATTEMPTS):
             try:
                 answer = await self._send(request)
@@ -218,15 +222,17 @@ class JudgeClient:
             except ProtocolError as exc:
                 self.stats.protocol_errors += 1
                 self._measures.protocol_error(exc.kind)
-                kind, detail = exc.kind, exc.detail
+                kind, detail, reply_error = exc.kind, exc.detail, exc.reply_error
                 if kind in FINAL_PROTOCOL_ERRORS:
                     break
                 continue
             except JudgeError as exc:
                 return JudgeOutcome(None, exc.kind, message=exc.detail or None)
             return JudgeOutcome(verdict, None, answer.input_tokens, answer.output_tokens)
-        # the detail is ours (the number refused), never the judge's raw text
-        return JudgeOutcome(None, kind, protocol=True, message=detail or None)
+        # the detail is ours (the number refused); the judge's own text is only ever quoted
+        # in graph-agents-cli's words, with any secret it echoes masked
+        said = redact(reply_error, self._secrets) or None
+        return JudgeOutcome(None, kind, protocol=True, message=detail or None, reply_error=said)
 
     async def _send(self, request: JudgeRequest) -> Answer:
         """One answer, sent again (with no attempt spent) each time the provider adapts to

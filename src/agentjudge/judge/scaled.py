@@ -5,7 +5,9 @@ scores: a JSON object with `score` (and `reasoning` or `explanation`), first the
 then its widest `{...}` span; a bare JSON number; a `score: N` phrase anywhere; the whole
 reply as a number. Where graph-agents-cli takes any number, we take only a finite number in
 [1, scale], the range the prompt asks for: anything else raises `ProtocolError` with a fixed
-kind (the reply itself is never put in the error), and the case is not scored.
+kind, and the case is not scored. Where graph-agents-cli's runner fails too (no score, or
+a score `float()` refuses), the error also carries its words, which quote the reply
+(`ProtocolError.reply_error`): the item's error is worded as graph-agents-cli words it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from typing import Any
 
 from agentjudge.errors import ProtocolError
-from agentjudge.judge.verdict import Verdict, number_in
+from agentjudge.judge.verdict import Verdict, number_in, out_of_range
 
 MIN_SCORE = 1.0
 MAX_ENUM_SCALE = 100  # a longer enum helps no judge
@@ -24,6 +26,8 @@ _JSON_SPAN = re.compile(r"\{.*\}", re.DOTALL)
 # graph-agents-cli's phrase, with a lazy gap so "score: -2" reads -2 (out of range), not 2.
 _SCORE_PHRASE = re.compile(r"score\W{0,5}?(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# graph-agents-cli quotes this much of the stripped reply when it finds no score
+QUOTED_REPLY_CHARS = 200
 
 
 def parse_scaled_verdict(reply: str, scale: float) -> Verdict:
@@ -41,7 +45,7 @@ def parse_case_score(reply: str, scale: float) -> tuple[float, str]:
     """
     text = reply.strip()
     if not text:
-        raise ProtocolError("empty_answer")
+        raise ProtocolError("empty_answer", reply_error=_no_score(text))
     span = _JSON_SPAN.search(text)
     for candidate in (text, span.group(0)) if span else (text,):
         try:
@@ -58,19 +62,29 @@ def parse_case_score(reply: str, scale: float) -> tuple[float, str]:
         return _in_scale(float(phrase.group(1)), scale), text
     if _NUMBER.fullmatch(text):
         return _in_scale(float(text), scale), ""
-    raise ProtocolError("score_missing")
+    raise ProtocolError("score_missing", reply_error=_no_score(text))
+
+
+def _no_score(text: str) -> str:
+    """graph-agents-cli's error for a stripped reply it finds no score in."""
+    return f"ValueError: could not parse a score from judge reply: {text[:QUOTED_REPLY_CHARS]!r}"
 
 
 def _in_scale(value: Any, scale: float) -> float:
-    if value is None:
-        raise ProtocolError("score_missing")
-    if isinstance(value, str):
-        # graph-agents-cli converts with float(), so "4" is a score there too.
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise ProtocolError("score_not_number") from None
-    return number_in(value, "score", MIN_SCORE, scale)
+    # graph-agents-cli takes float(score): "4" is a score there too, and what float()
+    # refuses (null, a list, "four") is its error, in Python's words
+    try:
+        converted = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        refused = f"{type(exc).__name__}: {exc}"
+        if value is None:
+            raise ProtocolError("score_missing", reply_error=refused) from None
+        if isinstance(value, int):  # too large for a float: a number, out of any scale
+            raise ProtocolError(
+                "score_out_of_range", out_of_range(value, MIN_SCORE, scale), refused
+            ) from None
+        raise ProtocolError("score_not_number", reply_error=refused) from None
+    return number_in(converted if isinstance(value, str) else value, "score", MIN_SCORE, scale)
 
 
 def case_score_schema(scale: float) -> dict[str, Any]:

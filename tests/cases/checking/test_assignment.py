@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from agentjudge.cases.checking.assignment import (
     args_subset_matches,
+    assign_distinct,
     first_out_of_order,
-    first_unassigned,
 )
 
 # --- args_subset -----------------------------------------------------------------------------
@@ -56,6 +56,10 @@ def _same(a: str, b: str) -> bool:
     return a == b
 
 
+def first_unassigned(expected: list[Any], recorded: list[Any], fits: Any) -> int | None:
+    return assign_distinct(expected, recorded, fits).unassigned
+
+
 def test_assignment_passes_where_greedy_fails() -> None:
     # Expected "any search", then "search with q=x"; calls: search(q=x), search(q=y).
     # Greedy gives the first call to the first item and then fails the second.
@@ -65,7 +69,7 @@ def test_assignment_passes_where_greedy_fails() -> None:
     def fits(item: tuple[str, str | None], call: tuple[str, str]) -> bool:
         return item[0] == call[0] and item[1] in (None, call[1])
 
-    assert first_unassigned(expected, recorded, fits) is None
+    assert assign_distinct(expected, recorded, fits) == (None, 1)  # first-match stops at 1
 
 
 def test_assignment_reports_first_item_whose_prefix_cannot_be_matched() -> None:
@@ -84,7 +88,7 @@ def test_assignment_follows_a_long_augmenting_path_without_recursion() -> None:
     def fits(item: int, record: int) -> bool:
         return record == 0 if item == n - 1 else record in (item, item + 1)
 
-    assert first_unassigned(list(range(n)), list(range(n)), fits) is None
+    assert assign_distinct(list(range(n)), list(range(n)), fits) == (None, n - 1)
     assert first_unassigned(list(range(n)), list(range(n - 1)), fits) == n - 1
 
 
@@ -114,6 +118,44 @@ def test_assignment_agrees_with_brute_force(
     if result is not None:
         assert _matchable(expected[:result], recorded, edges)
         assert not _matchable(expected[: result + 1], recorded, edges)
+
+
+def _first_match(expected: list[int], recorded: list[int], fits: Any) -> int | None:
+    """graph-agents-cli 0.3.1's unordered matching, as its checks.py does it: each expected
+    item, in turn, removes the first remaining recorded item that fits; the first item that
+    finds none fails the check."""
+    remaining = list(recorded)
+    for index, item in enumerate(expected):
+        taken = next((i for i, record in enumerate(remaining) if fits(item, record)), None)
+        if taken is None:
+            return index
+        del remaining[taken]
+    return None
+
+
+@given(
+    n_expected=st.integers(0, 5),
+    n_recorded=st.integers(0, 6),
+    edges=st.sets(st.tuples(st.integers(0, 4), st.integers(0, 5))),
+)
+def test_first_match_is_where_graph_agents_cli_stops(
+    n_expected: int, n_recorded: int, edges: set[tuple[int, int]]
+) -> None:
+    expected, recorded = list(range(n_expected)), list(range(n_recorded))
+
+    def fits(e: int, r: int) -> bool:
+        return (e, r) in edges
+
+    assignment = assign_distinct(expected, recorded, fits)
+    assert assignment.first_match_unassigned == _first_match(expected, recorded, fits)
+    # first-match never passes what no assignment passes
+    if assignment.first_match_unassigned is None:
+        assert assignment.unassigned is None
+
+
+def test_first_match_agrees_when_no_item_competes() -> None:
+    assert assign_distinct(["a", "b"], ["b", "a"], _same) == (None, None)
+    assert assign_distinct(["a", "a"], ["a"], _same) == (1, 1)
 
 
 # --- ordered subsequence ---------------------------------------------------------------------

@@ -30,6 +30,8 @@ def fail(reason: str) -> CheckResult:
 
 
 OK = CheckResult(True, "")
+# passed, by an assignment graph-agents-cli's first-match does not find
+OK_NOT_FIRST_MATCH = CheckResult(True, "", first_match_fails=True)
 
 
 def call(name: str, args: Any = None) -> dict[str, Any]:
@@ -206,7 +208,9 @@ def test_tool_calls_find_an_assignment_greedy_misses() -> None:
         "tool_calls": [call("search", {"q": "x"}), call("search", {"q": "y"})],
     }
     expect = {"tool_calls": ["search", {"name": "search", "args_subset": {"q": "x"}}]}
-    assert one(expect, trace) == OK
+    assert one(expect, trace) == OK_NOT_FIRST_MATCH
+    # the same entries the other way round: first-match finds the assignment too
+    assert one({"tool_calls": expect["tool_calls"][::-1]}, trace) == OK
     crowded = {"tool_calls": [*expect["tool_calls"], "search"]}
     assert one(crowded, trace) == fail(
         "expected tool call search() not found; actual calls: ['search', 'search']"
@@ -280,7 +284,8 @@ def test_approvals_each_entry_takes_a_distinct_gate() -> None:
             {"match": by_path, "status": "approved"},
         ]
     }
-    assert one(expect, trace) == OK
+    assert one(expect, trace) == OK_NOT_FIRST_MATCH
+    assert one({"approvals": expect["approvals"][::-1]}, trace) == OK
     twice = {"approvals": [{"match": by_path, "status": "approved"}] * 2}
     assert one(twice, trace) == fail(
         "expected POST /orders/{id}/cancel to be approved at an approval gate; gates hit: "

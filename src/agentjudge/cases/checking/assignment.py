@@ -1,18 +1,20 @@
 """Assigning expected items to recorded ones: tool calls and approval gates.
 
-graph-agents-cli hands each expected item, in turn, the first remaining recorded item that fits.
-That greedy choice can fail a case that another assignment passes: expected
-``[{name: search}, {name: search, args_subset: {q: "x"}}]`` against the calls
+graph-agents-cli 0.3.1 hands each expected item, in turn, the first remaining recorded item
+that fits (first-match). That greedy choice can fail a case that another assignment passes:
+expected ``[{name: search}, {name: search, args_subset: {q: "x"}}]`` against the calls
 ``[search(q="x"), search(q="y")]`` fails because the first, unconstrained entry takes the only
-call the second entry accepts. `first_unassigned` instead decides whether every expected item
+call the second entry accepts. `assign_distinct` instead decides whether every expected item
 can get its own recorded item (a bipartite matching, grown one expected item at a time with
-augmenting paths), so a case fails only when no assignment exists.
+augmenting paths), so a case fails only when no assignment exists; and it says, at no extra
+cost, where first-match would have stopped, so a run can name the cases graph-agents-cli
+grades differently.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 E = TypeVar("E")
 R = TypeVar("R")
@@ -66,28 +68,45 @@ def first_out_of_order(
     return None
 
 
-def first_unassigned(
-    expected: Sequence[E], recorded: Sequence[R], fits: Callable[[E, R], bool]
-) -> int | None:
-    """The index of the first expected item that cannot be given a distinct recorded item,
-    or None when every expected item gets its own fitting recorded item.
+class Assignment(NamedTuple):
+    """Where giving each expected item its own recorded item stops, optimally and as
+    graph-agents-cli's first-match does it (None: every expected item got one)."""
 
-    "First" is the smallest ``i`` such that items ``0..i`` cannot all be matched at once; it
-    does not depend on how ties are broken.
+    unassigned: int | None
+    first_match_unassigned: int | None
+
+
+def assign_distinct(
+    expected: Sequence[E], recorded: Sequence[R], fits: Callable[[E, R], bool]
+) -> Assignment:
+    """Give each expected item its own fitting recorded item.
+
+    `unassigned` is the smallest ``i`` such that items ``0..i`` cannot all be matched at
+    once (it does not depend on how ties are broken). `first_match_unassigned` is the item
+    where first-match (each item, in turn, takes the first remaining recorded item that
+    fits) finds none left. It comes for free: each item here first takes the first free
+    fitting record, exactly as first-match does, and only when there is none re-seats
+    earlier items along an augmenting path. So until the first such item, the records held
+    are first-match's, and that item is where first-match stops; with no such item, the
+    two assignments are the same one.
     """
     options: list[list[int]] = []
     holder: dict[int, int] = {}  # recorded index -> the expected index that holds it
+    first_match: int | None = None
     for index, item in enumerate(expected):
         choices = [j for j, record in enumerate(recorded) if fits(item, record)]
         options.append(choices)
         free = next((j for j in choices if j not in holder), None)
         if free is not None:
             holder[free] = index
-        elif not _augment(index, options, holder):
+            continue
+        if first_match is None:
+            first_match = index
+        if not _augment(index, options, holder):
             # Items 0..index-1 are all matched; no augmenting path for `index` proves the
             # prefix 0..index has no full matching (Berge).
-            return index
-    return None
+            return Assignment(index, first_match)
+    return Assignment(None, first_match)
 
 
 def _augment(start: int, options: list[list[int]], holder: dict[int, int]) -> bool:

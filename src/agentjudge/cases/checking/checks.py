@@ -7,7 +7,8 @@ users grep for stay the same.
 
 Where we differ on purpose: ``tool_calls`` (unordered) and ``approvals`` pass whenever some
 assignment gives every expected item its own recorded call or gate (`assignment`);
-graph-agents-cli assigns greedily and can fail a case another assignment passes. A failure
+graph-agents-cli assigns first-match and can fail a case another assignment passes. Such a
+pass says so (`CheckResult.first_match_fails`), so that the run can name the case. A failure
 names the first expected item whose prefix cannot be matched, in graph-agents-cli's words.
 A malformed turn (say ``tool_calls: 5``) fails the checks that read it with ``check raised``
 where graph-agents-cli stops grading with a traceback.
@@ -23,9 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentjudge.cases.checking.assignment import (
+    Assignment,
     args_subset_matches,
+    assign_distinct,
     first_out_of_order,
-    first_unassigned,
 )
 from agentjudge.cases.checking.json_answer import NoJsonFound, json_answer, schema_errors
 from agentjudge.cases.loading import (
@@ -39,10 +41,13 @@ from agentjudge.cases.loading import (
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """One check's outcome; ``reason`` is empty when it passed."""
+    """One check's outcome; ``reason`` is empty when it passed. ``first_match_fails``: it
+    passed, but graph-agents-cli 0.3.1's first-match assignment of expected tool calls or
+    approval gates fails it."""
 
     passed: bool
     reason: str = ""
+    first_match_fails: bool = False
 
     def as_dict(self) -> dict[str, bool | str]:
         """The ``{passed, reason}`` object of a results file."""
@@ -50,6 +55,8 @@ class CheckResult:
 
 
 PASSED = CheckResult(True)
+# passed by an assignment that first-match does not find
+PASSED_NOT_FIRST_MATCH = CheckResult(True, first_match_fails=True)
 
 
 class Reading:
@@ -270,12 +277,17 @@ def _describe_call(expected: Mapping[str, Any]) -> str:
 def _tool_calls(expect: Mapping[str, Any], reading: Reading) -> CheckResult:
     expected: list[Mapping[str, Any]] = expect["tool_calls"]
     calls = reading.tool_calls
+    missing: int | None
     if expect.get("ordered"):
+        # earliest fit is graph-agents-cli's way too, and it is exact: nothing to tell apart
         missing, where = first_out_of_order(expected, calls, _call_fits), " in order"
+        if missing is None:
+            return PASSED
     else:
-        missing, where = first_unassigned(expected, calls, _call_fits), ""
-    if missing is None:
-        return PASSED
+        assignment = assign_distinct(expected, calls, _call_fits)
+        missing, where = assignment.unassigned, ""
+        if missing is None:
+            return _assigned(assignment)
     names = [str(call.get("name")) for call in calls]
     return CheckResult(
         False,
@@ -358,9 +370,10 @@ def _gate_fits(expected: Mapping[str, Any], gate: Mapping[str, Any]) -> bool:
 
 def _approvals(expect: Mapping[str, Any], reading: Reading) -> CheckResult:
     expected: list[Mapping[str, Any]] = expect["approvals"]
-    missing = first_unassigned(expected, reading.approvals, _gate_fits)
+    assignment = assign_distinct(expected, reading.approvals, _gate_fits)
+    missing = assignment.unassigned
     if missing is None:
-        return PASSED
+        return _assigned(assignment)
     item = expected[missing]
     hit = ", ".join(describe_gate(gate) for gate in reading.approvals) or "none"
     return CheckResult(
@@ -368,6 +381,13 @@ def _approvals(expect: Mapping[str, Any], reading: Reading) -> CheckResult:
         f"expected {describe_match(item['match'])} to be {item.get('status', 'gated')} "
         f"at an approval gate; gates hit: {hit}",
     )
+
+
+def _assigned(assignment: Assignment) -> CheckResult:
+    """The pass of a complete assignment, marked when first-match would have failed."""
+    if assignment.first_match_unassigned is None:
+        return PASSED
+    return PASSED_NOT_FIRST_MATCH
 
 
 def _no_approvals(expect: Mapping[str, Any], reading: Reading) -> CheckResult:

@@ -27,7 +27,7 @@ from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.scaled import case_score_schema
 
 if TYPE_CHECKING:
-    from agentjudge.judge.client import JudgeClient
+    from agentjudge.judge.client import JudgeClient, JudgeOutcome
 
 PROMPT_VERSION = "agentjudge-cases-v2"  # v2: task_success judges against the reference
 HINTS = Hints(
@@ -121,20 +121,46 @@ def judge_request(prompt: str, scale: float, temperature: float = 0.0) -> JudgeR
     )
 
 
+# The failures of a project model's call whose message is the model's own exception, as the
+# worker caught it: an HTTP status it carried (or none, taken as a 502), or a lost connection.
+_WORKER_FAILURES = ("http_", "transport_error")
+
+
+def failure_reason(outcome: JudgeOutcome, own_model: bool) -> str:
+    """A judge item's error when `outcome` has no verdict: worded as graph-agents-cli words
+    it where it words it, then ours in parentheses, else ours alone.
+
+    graph-agents-cli records a failed item as `Type: message`: the exception the project's
+    model raised (`own_model`: the project's `get_judge_model()` answered), or the error its
+    runner raises on a reply with no score. Ours says what kind of failure it was
+    (`judge call failed: http_502`, `unusable judge answer: score_missing`): `RuntimeError:
+    rate limited (judge call failed: http_502)`. Failures graph-agents-cli has no words for
+    (a timeout, a score out of the scale, a judge it does not call) keep ours alone.
+    """
+    what = "unusable judge answer" if outcome.protocol else "judge call failed"
+    worker_failure = str(outcome.error).startswith(_WORKER_FAILURES)
+    if own_model and not outcome.protocol and worker_failure and outcome.message:
+        # the message is the model's exception: said once, as theirs
+        return f"{outcome.message} ({what}: {outcome.error})"
+    ours = f"{what}: {outcome.explained}"
+    return f"{outcome.reply_error} ({ours})" if outcome.reply_error else ours
+
+
 async def run_judges(
     client: JudgeClient,
     items: list[tuple[str, JudgeRequest]],
     on_done: Callable[[], None] | None = None,
+    own_model: bool = False,
 ) -> dict[str, MetricResult]:
-    """Send every `(item id, request)` concurrently (the client bounds concurrency)."""
+    """Send every `(item id, request)` concurrently (the client bounds concurrency);
+    `own_model`: the client's provider is the project's own judge model."""
 
     async def one(item_id: str, request: JudgeRequest) -> tuple[str, MetricResult]:
         outcome = await client.judge(request)
         if on_done is not None:
             on_done()
         if outcome.verdict is None:
-            what = "unusable judge answer" if outcome.protocol else "judge call failed"
-            return item_id, MetricResult(None, error=f"{what}: {outcome.explained}")
+            return item_id, MetricResult(None, error=failure_reason(outcome, own_model))
         verdict = outcome.verdict
         return item_id, MetricResult(verdict.score, verdict.reasoning)
 

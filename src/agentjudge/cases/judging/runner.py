@@ -147,7 +147,7 @@ class _Job:
                 if provider.preflight and not stored:
                     await _preflight(client)
                 custom = asyncio.ensure_future(run_custom(self.custom_items, root, process, env))
-                judged = await run_judges(client, self.judge_items, advance)
+                judged = await run_judges(client, self.judge_items, advance, self.own_judge)
                 return {**judged, **await custom}, client.stats, provider
 
 

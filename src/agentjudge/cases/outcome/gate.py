@@ -43,6 +43,8 @@ class CaseGrade:
     unrecorded_turns: int = 0
     final_turn_only: bool = False
     unstable: list[str] = field(default_factory=list)  # metrics whose samples disagree
+    # its checks pass, but graph-agents-cli's first-match matching fails one of them
+    first_match_fails: bool = False
 
     @property
     def status(self) -> str:
@@ -95,6 +97,7 @@ class CaseGrade:
             tuple(self.lacking),
             self.unrecorded_turns,
             bool(self.unstable),
+            self.first_match_fails,
         )
 
 
@@ -115,6 +118,7 @@ class CaseTally(NamedTuple):
     lacking: tuple[str, ...]
     unrecorded_turns: int
     unstable: bool
+    first_match_fails: bool
 
 
 def grade_checks(case: Case, trace: dict[str, Any] | None) -> CaseGrade:
@@ -133,10 +137,15 @@ def grade_checks(case: Case, trace: dict[str, Any] | None) -> CaseGrade:
     if trace.get("response") is None:
         grade.missing.append("missing: trace has no response")
         return grade
+    first_match_fails = False
     for name, result in run_checks(case.expect, trace).items():
         grade.checks[name] = {"passed": result.passed, "reason": result.reason}
         if not result.passed:
             grade.failures.append(f"{name}: {result.reason}")
+        first_match_fails |= result.first_match_fails
+    # graph-agents-cli fails the case on its checks (and judges nothing) where we go on;
+    # a case another check fails here fails there too
+    grade.first_match_fails = first_match_fails and not grade.failures
     turns = trace.get("turns")
     grade.final_turn_only = (
         case.expect.get("scope") == "all_turns"

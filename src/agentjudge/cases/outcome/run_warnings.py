@@ -1,7 +1,9 @@
-"""The warnings a graded run carries: fake sides, cut tool results, unrecorded turns.
+"""The warnings a graded run carries: fake sides, cut tool results, unrecorded turns, and
+cases graph-agents-cli's first-match matching would fail.
 
-They go into the results file (`warnings`, `fake_model`) in graph-agents-cli's order, so a
-gate met on a fake model or on partial evidence never looks like a real pass.
+They go into the results file (`warnings`, `fake_model`) in graph-agents-cli's order, then
+ours, so a gate met on a fake model or on partial evidence never looks like a real pass, and
+a team swapping graders knows which cases each grades differently.
 """
 
 from __future__ import annotations
@@ -97,6 +99,17 @@ def warnings(
             f"{len(unrecorded)} multi-turn case(s) have traces without per-turn records, so "
             "their judges saw the earlier user messages but not the agent's earlier replies: "
             f"{some(unrecorded)}. Regenerate the traces to record every turn."
+        )
+    first_match = [g.id for g in grades if g.first_match_fails]
+    if first_match:
+        # every id, not a few: each is a case whose status (or whose judging, and with it
+        # the quality rates) changes with the grader, and such cases are rare
+        out.append(
+            f"{len(first_match)} case(s) pass their expect checks here that first-match "
+            f"matching, as graph-agents-cli 0.3.1 does it, fails: {', '.join(first_match)}. "
+            "agentjudge gives each expected tool call or approval its own recorded one "
+            "whenever some assignment does; graph-agents-cli gives each the first remaining "
+            "one that fits, and fails these cases without judging them."
         )
     return out
 

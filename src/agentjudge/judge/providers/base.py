@@ -9,7 +9,7 @@ builds later requests and says so once; the client then sends the same call agai
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -118,8 +118,7 @@ class Provider:
             pass  # a proxy's plain-text or HTML page: shown as it is
         else:
             text = self.read_error(data) or text
-        text = " ".join(redact(text, self.secrets).split())
-        return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
+        return fit_to_show(text, self.secrets)
 
     def read_error(self, data: Any) -> str | None:
         """The message in this API's error body (`{"error": {"message": ...}}` here)."""
@@ -154,6 +153,13 @@ class Provider:
         """Held open for a job's judge calls: a judge that runs its own server (`local`)
         starts it here and stops it on the way out; a remote server needs nothing."""
         yield
+
+
+def fit_to_show(text: str, secrets: Iterable[str] = ()) -> str:
+    """A judge's error message as it may be shown: secrets redacted, on one line, at most
+    MAX_ERROR_CHARS characters."""
+    text = " ".join(redact(text, secrets).split())
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
 
 
 def post_json(url: httpx.URL, headers: httpx.Headers, body: dict[str, Any]) -> httpx.Request:

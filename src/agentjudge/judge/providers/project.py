@@ -19,6 +19,7 @@ import httpx
 import orjson
 
 from agentjudge.errors import UsageError
+from agentjudge.judge.providers.base import fit_to_show
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
 from agentjudge.judge.secrets import redact
 from agentjudge.projectenv.process import ProjectProcess
@@ -83,7 +84,8 @@ class _WorkerTransport(httpx.AsyncBaseTransport):
             choice = {"message": {"role": "assistant", "content": answer.get("text") or ""}}
             return httpx.Response(200, json={"choices": [choice], "usage": usage})
         if answer.get("transport"):
-            raise httpx.ConnectError(str(answer["error"]), request=request)
+            # the model's exception text is the failure's message, shown as a server's is
+            raise httpx.ConnectError(fit_to_show(str(answer["error"])), request=request)
         status: Any = answer.get("status")
         # a failure with no HTTP status of its own is taken as the server's (retried)
         code = status if isinstance(status, int) and 400 <= status < 600 else 502
