@@ -596,7 +596,7 @@ def test_a_benchmark_job_completes_against_a_judge_that_serves_the_contrib_provi
     # flat, the contrib default: the root's 1.0, 0.5, 0.25 and its subagent's 1.0, 0.75
     expected = ((1.0 + 0.5 + 0.25) / 3 + (1.0 + 0.75) / 2) / 2
     assert bench["metrics"]["atif_overall_score"] == pytest.approx(expected)
-    details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/evaluation_results.json")
+    details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/agentjudge_results.json")
     assert details["run_parameters"]["atif_prompt_version"] == "agentjudge-atif-v4+score"
     root = details["trajectories"][0]["nodes"][0]
     assert [s["scores"] for s in root["steps"]] == [{}, {}, {}]
