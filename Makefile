@@ -60,7 +60,8 @@ JOIN_MODEL := PYTHONPATH=src $(BIN)/python -c \
 	"from agentjudge.judge.model_cache import ensure_model; ensure_model()"
 
 # the tests `make check` runs: all but those of the embedded model, of chromium and of the
-# real CLI and servers (tests/e2e/); the markers are listed in pyproject.toml
+# real CLI and servers (tests/e2e/, and a few marked e2e elsewhere); the markers are listed
+# in pyproject.toml. mypy keeps its cache in $(VENV) (pyproject.toml): warm from run to run.
 CHECK_TESTS := not local_judge and not browser and not e2e
 # extra pytest arguments for `make check`, e.g. `make check PYTEST_ARGS="-x tests/judge"`
 PYTEST_ARGS ?=
