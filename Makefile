@@ -1,5 +1,5 @@
 # The two commands of a fresh machine: `make demo` and `make test`. While developing,
-# `make check` is the fast loop: about a minute, and it needs only the dev install.
+# `make check` is the fast loop: 1-1.5 minutes, and it needs only the dev install.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -60,7 +60,8 @@ JOIN_MODEL := PYTHONPATH=src $(BIN)/python -c \
 	"from agentjudge.judge.model_cache import ensure_model; ensure_model()"
 
 # the tests `make check` runs: all but those of the embedded model, of chromium and of the
-# real CLI and servers (tests/e2e/); the markers are listed in pyproject.toml
+# real CLI and servers (tests/e2e/, and a few marked e2e elsewhere); the markers are listed
+# in pyproject.toml. mypy keeps its cache in $(VENV) (pyproject.toml): warm from run to run.
 CHECK_TESTS := not local_judge and not browser and not e2e
 # extra pytest arguments for `make check`, e.g. `make check PYTEST_ARGS="-x tests/judge"`
 PYTEST_ARGS ?=
@@ -113,7 +114,7 @@ test: lint typecheck unit
 
 ## check: the fast loop while developing: ruff, mypy and the tests that need neither the
 ## embedded model, nor chromium, nor the real CLI and servers (pytest -m "$(CHECK_TESTS)");
-## only the dev install, no compile (about 1 min on 2 cores). `make test` before pushing.
+## only the dev install, no compile (67-84 s on 2 shared cores, README). `make test` before pushing.
 check: lint typecheck
 	$(BIN)/pytest -m "$(CHECK_TESTS)" $(PYTEST_ARGS)
 

@@ -39,6 +39,7 @@ def grade_mixed_set(folder: Path, judged: bool) -> Path:
     return folder / "results.json"
 
 
+@pytest.mark.e2e  # runs the real CLI in a subprocess
 @pytest.mark.parametrize("judged", [False, True], ids=["checks", "fake-judge"])
 def test_the_results_file_is_byte_identical_to_the_in_memory_versions(
     tmp_path: Path, judged: bool

@@ -1,5 +1,6 @@
-"""The stages of case grading: imports go one way, each `__init__` re-exports its public
-names, and importing a stage's package loads none of its modules."""
+"""The stages of case grading: each `__init__` re-exports its public names, and importing a
+stage's package loads none of its modules. That imports go one way, stage to stage, is
+checked with the whole package's layers (tests/test_layers.py)."""
 
 from __future__ import annotations
 
@@ -15,27 +16,6 @@ import agentjudge.cases
 
 CASES = Path(agentjudge.cases.__file__).parent
 STAGES = ("loading", "checking", "judging", "outcome")  # data flows left to right
-
-
-def _imported(path: Path) -> set[str]:
-    """Every `agentjudge.cases...` module `path` imports, lazily or for typing included."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in found if name.startswith("agentjudge.cases.")}
-
-
-@pytest.mark.parametrize("stage", STAGES)
-def test_a_stage_imports_only_itself_and_the_stages_before_it(stage: str) -> None:
-    allowed = STAGES[: STAGES.index(stage) + 1]
-    for path in sorted((CASES / stage).glob("*.py")):
-        for name in _imported(path):
-            target = name.split(".")[2]
-            assert target in allowed, f"{path.name} imports {name}, a later stage"
 
 
 @pytest.mark.parametrize("stage", STAGES)

@@ -194,6 +194,7 @@ def test_agentjudge_imports_no_ray_unless_a_job_asks_for_it() -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.e2e  # runs the real CLI in a subprocess
 def test_without_ray_installed_ray_is_exit_3_naming_the_extra(tmp_path: Path) -> None:
     hidden = tmp_path / "hide"
     write(tmp_path / "runs" / "a.json", doc(3))

@@ -1018,6 +1018,7 @@ def test_an_unknown_api_is_refused() -> None:
     assert main(["judge-server", "--mimic", "cohere"]) == 3
 
 
+@pytest.mark.e2e  # runs the real CLI in a subprocess, serving
 def test_the_command_says_what_it_mimics() -> None:
     command = [
         sys.executable, "-m", "agentjudge", "judge-server", "--port", "0",
