@@ -6,6 +6,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -71,19 +72,28 @@ def byte_compiled() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
 
 
-def measure(command: list[str], interval: float = 0.02) -> Measured:
+def measure(
+    command: list[str], interval: float = 0.02, env: dict[str, str] | None = None
+) -> Measured:
     """Run `command`, sampling the resident memory of it and its children while it runs
-    (agentjudge's modules byte-compiled first: see `byte_compiled`)."""
+    (agentjudge's modules byte-compiled first: see `byte_compiled`). Its output goes to
+    files, not pipes: a command printing more than a pipe holds would wait forever."""
     byte_compiled()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+    with (
+        tempfile.TemporaryFile() as out_file,
+        tempfile.TemporaryFile() as err_file,
+        subprocess.Popen(command, stdout=out_file, stderr=err_file, env=env) as proc,
+    ):
         peak_kb = 0
         while proc.poll() is None:
             peak_kb = max(peak_kb, tree_rss_kb(proc.pid))
             time.sleep(interval)
-        out, err = proc.communicate()
-    seconds = time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     return Measured(proc.returncode, out, err, seconds, round(peak_kb / 1024, 1), cpu)

@@ -2,24 +2,31 @@
 
 The dataset and traces are graph-agents-cli files (the traces embed no cases; `--dataset`
 plans them). Every check kind appears; a tenth of the cases fail (`--fail-rate`), so the
-results carry reasons. Prints JSON {cases, fail_rate, seconds, cases_per_second,
-peak_rss_mb}; the time is the whole command (start-up, loading, checks, writing the results
-file). Targets on a 2-core machine (issue 21, at `--cases 100000 --fail-rate 0.2`):
->= 25,000 cases/s and a peak RSS <= 250 MB.
+results carry reasons. The time is the whole command (start-up, loading, checks, writing the
+results file), the peak RSS that of the process and its children. With `--peer`,
+graph-agents-cli's own `eval grade` grades the same files, its runs alternating with ours
+(it has no quiet flag: its console table, every failed case, is part of its time). Prints
+JSON: per tool the seconds of every run and their min/median, cases/s at those, peak RSS
+and CPU-seconds. Targets on a 2-core machine (issue 21, at `--cases 100000 --fail-rate
+0.2`): >= 25,000 cases/s and a peak RSS <= 250 MB; issue 35: at least 4 times
+graph-agents-cli 0.3.1's speed, at most 150 MB.
 
-    python bench/grade_throughput.py [--cases 100000] [--fail-rate 0.1]
+    python bench/grade_throughput.py [--cases 100000] [--fail-rate 0.1] [--runs 5] \
+        [--peer [.venv/peers/graph-agents-cli/bin/graph-agents-cli]]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import measure
+from common import Measured, measure
 
 SCHEMA = {"type": "object", "required": ["answer"], "properties": {"answer": {"type": "string"}}}
 
@@ -60,16 +67,46 @@ def case_and_trace(index: int, fail_every: int) -> tuple[dict[str, Any], dict[st
     return case, trace
 
 
+PEER = Path(__file__).resolve().parent.parent / ".venv/peers/graph-agents-cli/bin/graph-agents-cli"
+
+
+def figures(runs: list[Measured], cases: int) -> dict[str, Any]:
+    """min/median of a tool's runs: seconds, cases/s at those, peak RSS, CPU-seconds."""
+    seconds = [done.seconds for done in runs]
+    rss = [done.peak_rss_mb for done in runs]
+    cpu = [done.cpu_seconds for done in runs]
+    return {
+        "seconds": [round(value, 3) for value in seconds],
+        "seconds_min_median": [round(min(seconds), 3), round(statistics.median(seconds), 3)],
+        "cases_per_second_best_median": [
+            round(cases / min(seconds)),
+            round(cases / statistics.median(seconds)),
+        ],
+        "peak_rss_mb_min_median_max": [min(rss), statistics.median(rss), max(rss)],
+        "cpu_seconds_min_median": [round(min(cpu), 2), round(statistics.median(cpu), 2)],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument(
         "--fail-rate", type=float, default=0.1, help="the fraction of cases that fail (0.1)"
     )
+    parser.add_argument("--runs", type=int, default=1, help="runs of each tool (1)")
+    parser.add_argument(
+        "--peer", nargs="?", const=str(PEER), type=Path,
+        help=f"graph-agents-cli to compare with on the same files (bare: {PEER})",
+    )  # fmt: skip
     args = parser.parse_args()
     if not 0 < args.fail_rate <= 1:
         parser.error("--fail-rate: a fraction in (0, 1]")
+    if args.runs < 1:
+        parser.error("--runs: at least 1")
+    if args.peer is not None and not args.peer.exists():
+        parser.error(f"--peer: no {args.peer} (make .venv/peers/graph-agents-cli/.installed)")
     fail_every = round(1 / args.fail_rate)
+    failing = sum(1 for i in range(args.cases) if i % fail_every == fail_every - 1)
     with tempfile.TemporaryDirectory(prefix="agentjudge-bench-") as tmp:
         folder = Path(tmp)
         pairs = [case_and_trace(i, fail_every) for i in range(args.cases)]
@@ -77,31 +114,37 @@ def main() -> None:
         traces = {"dataset_hash": None, "traces": [t for _, t in pairs]}
         (folder / "traces.json").write_text(json.dumps(traces))
         del pairs, traces
-        command = [
-            sys.executable, "-m", "agentjudge", "grade", "--quiet",
+        (folder / "eval_config.yaml").write_text("judge: {provider: null}\n")
+        files = [
             "--traces", str(folder / "traces.json"), "--dataset", str(folder / "dataset.json"),
             "--config", str(folder / "eval_config.yaml"), "--output", str(folder / "results.json"),
         ]  # fmt: skip
-        (folder / "eval_config.yaml").write_text("judge: {provider: null}\n")
-        done = measure(command)
-        if done.returncode != 1:  # some cases fail: the gate fails
-            sys.exit(f"grade exited {done.returncode}: {done.tail()}")
-        summary = json.loads((folder / "results.json").read_text())["summary"]
-        if summary["failed"] != sum(
-            1 for i in range(args.cases) if i % fail_every == fail_every - 1
-        ):
-            sys.exit(f"unexpected summary {summary}")
-    print(
-        json.dumps(
-            {
-                "cases": args.cases,
-                "fail_rate": round(1 / fail_every, 4),
-                "seconds": round(done.seconds, 3),
-                "cases_per_second": round(args.cases / done.seconds),
-                "peak_rss_mb": done.peak_rss_mb,
-            }
-        )
-    )
+        tools = {"agentjudge": [sys.executable, "-m", "agentjudge", "grade", "--quiet", *files]}
+        if args.peer is not None:
+            tools["graph-agents-cli"] = [str(args.peer), "eval", "grade", *files]
+        # outside a project the peer finds no extension; said anyway, for its own grading
+        env = dict(os.environ, GRAPH_AGENTS_CLI_DISABLE_OVERRIDES="1", NO_COLOR="1")
+        runs: dict[str, list[Measured]] = {name: [] for name in tools}
+        for _ in range(args.runs):  # alternating: the machine's speed drifts between runs
+            for name, command in tools.items():
+                (folder / "results.json").unlink(missing_ok=True)
+                done = measure(command, env=env)
+                if done.returncode != 1:  # some cases fail: the gate fails
+                    sys.exit(f"{name} exited {done.returncode}: {done.tail()}")
+                summary = json.loads((folder / "results.json").read_text())["summary"]
+                if summary["failed"] != failing:
+                    sys.exit(f"{name}: unexpected summary {summary}")
+                runs[name].append(done)
+    result: dict[str, Any] = {
+        "cases": args.cases,
+        "fail_rate": round(1 / fail_every, 4),
+        "runs": args.runs,
+        **{name: figures(done, args.cases) for name, done in runs.items()},
+    }
+    if args.peer is not None:
+        ours, theirs = (statistics.median(d.seconds for d in runs[n]) for n in tools)
+        result["speedup_median"] = round(theirs / ours, 2)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -3,10 +3,15 @@ reads (`agentjudge.files`), a key file, a judge URL, escaped names, a NUL byte i
 
 from __future__ import annotations
 
+import io
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentjudge.atif.collection import ref_target
 from agentjudge.confine import shown_path
@@ -14,7 +19,7 @@ from agentjudge.errors import UsageError
 from agentjudge.files import read_capped, read_json, read_text_capped
 from agentjudge.judge.providers import checked_url
 from agentjudge.judge.secrets import load_api_key
-from agentjudge.nesting import MAX_YAML_DEPTH, TooDeep, check_depth, load_yaml
+from agentjudge.nesting import MAX_YAML_DEPTH, BoundedReader, TooDeep, load_yaml
 
 
 def test_yaml_at_the_depth_limit_loads_and_past_it_is_one_usage_error() -> None:
@@ -27,14 +32,51 @@ def test_yaml_at_the_depth_limit_loads_and_past_it_is_one_usage_error() -> None:
             load_yaml(nested(depth), "c.yaml")
 
 
-def test_check_depth_walks_only_what_could_be_too_deep() -> None:
-    deep: list[object] = []
-    for _ in range(150):
-        deep = [deep]
-    check_depth(deep, openings=100)  # the text says it cannot be deeper: not walked
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def _refused(data: bytes, limit: int, size: int) -> bool:
+    """Whether reading `data` `size` bytes at a time through a `BoundedReader` is refused."""
+    reader = BoundedReader(io.BytesIO(data), limit)
+    try:
+        while reader.read(size):
+            pass
+    except TooDeep:
+        return True
+    return False
+
+
+# strings made of what the reader must see through: quotes, backslashes, brackets, UTF-8
+_TEXT = st.text(alphabet='"\\[]{}x é配\n', max_size=8)
+_JSON = st.recursive(
+    st.none() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, limit=st.integers(1, 6), size=st.integers(1, 9), ascii_only=st.booleans())
+def test_the_bounded_reader_refuses_exactly_what_nests_deeper_than_its_limit(
+    value: Any, limit: int, size: int, ascii_only: bool
+) -> None:
+    data = json.dumps(value, ensure_ascii=ascii_only).encode()
+    assert _refused(data, limit, size) == (_depth(value) > limit)
+
+
+def test_the_bounded_reader_hands_on_every_byte_and_stops_before_the_deep_ones() -> None:
+    data = b'{"a": "[[[[\\\\", "b": "\\"{{{{", "c": [[1]]}'
+    reader = BoundedReader(io.BytesIO(data), 3)
+    assert b"".join(iter(lambda: reader.read(4), b"")) == data
+    deep = BoundedReader(io.BytesIO(b"[" * 50 + b"]" * 50), 3)
+    assert deep.read(3) == b"[[["
     with pytest.raises(TooDeep):
-        check_depth(deep, openings=151)
-    check_depth({"a": [1, {"b": []}]}, openings=1000)  # walked, three levels
+        deep.read(3)
 
 
 def test_capped_reads_refuse_devices_big_files_and_bytes_that_are_not_utf8(

@@ -4,17 +4,19 @@ JSON cases (a dataset's or traces file's items): `MAX_JSON_DEPTH` levels, well b
 254 orjson writes (a case is written again inside results and records, and json, where
 orjson refuses, recurses until Python's stack runs out). ijson builds a path string for
 every level it enters (its length grows with the depth), so a file nested 100,000 deep
-would cost memory quadratic in the depth: its events are counted here and it stops at the
-limit. YAML: `MAX_YAML_DEPTH` levels (configs are small hand-written files; PyYAML composes
-recursively and would exhaust the stack).
+would cost memory quadratic in the depth: `BoundedReader` counts the levels in the bytes
+before ijson is handed them, and stops at the limit. YAML: `MAX_YAML_DEPTH` levels
+(configs are small hand-written files; PyYAML composes recursively and would exhaust the
+stack).
 
 This module imports only `agentjudge.errors`, like `agentjudge.confine`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+import re
+from itertools import accumulate
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -23,8 +25,10 @@ from agentjudge.errors import UsageError
 MAX_JSON_DEPTH = 100
 MAX_YAML_DEPTH = 100
 
-_OPENS = frozenset({"start_map", "start_array"})
-_CLOSES = frozenset({"end_map", "end_array"})
+# what counts in JSON's bytes: quotes (strings) and brackets (levels), nothing else
+_NOT_COUNTED = bytes(b for b in range(256) if b not in b'"[]{}')
+_STEP = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+_STRING = re.compile(rb'"[^"]*"')
 
 
 class TooDeep(ValueError):
@@ -35,36 +39,51 @@ class TooDeep(ValueError):
         super().__init__(f"nested more than {depth} levels deep")
 
 
-def bounded_events(
-    events: Iterable[tuple[str, Any]], limit: int = MAX_JSON_DEPTH
-) -> Iterator[tuple[str, Any]]:
-    """ijson's `basic_parse` events, raising `TooDeep` at the first one past `limit` levels."""
-    depth = 0
-    for event in events:
-        kind = event[0]
-        if kind in _OPENS:
-            depth += 1
-            if depth > limit:
-                raise TooDeep(limit)
-        elif kind in _CLOSES:
-            depth -= 1
-        yield event
+class BoundedReader:
+    """A binary file for ijson to read, whose every read raises `TooDeep` before handing on
+    bytes that nest JSON more than `limit` levels deep (the top-level value is one).
 
+    The levels are counted in the bytes, with no parse and nothing in Python per value:
+    each read's escaped backslashes and quotes are dropped, then every byte but quotes and
+    brackets, then the strings (from a quote to the next); the running count of the
+    brackets left is the depth. For valid JSON that is exact (no byte of a multi-byte UTF-8
+    character is ASCII); past a fault it may not be, but ijson stops at the fault.
+    """
 
-def check_depth(value: Any, openings: int, limit: int = MAX_JSON_DEPTH) -> None:
-    """Raise `TooDeep` if `value` (parsed JSON) nests deeper than `limit`. `openings`, the
-    count of `[` and `{` in its text, bounds its depth: only a value with that many is
-    walked (iteratively, as deep as it goes)."""
-    if openings <= limit:
-        return
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                raise TooDeep(limit)
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
+    def __init__(self, handle: BinaryIO, limit: int = MAX_JSON_DEPTH) -> None:
+        self._handle = handle
+        self._limit = limit
+        self._depth = 0
+        self._in_string = False  # the last read ended inside a string
+        self._escaping = b""  # a backslash ending the last read, escaping this one's first byte
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._handle.read(size)
+        if data:
+            self._count(data)
+        return data
+
+    def _count(self, data: bytes) -> None:
+        text, self._escaping = self._escaping + data, b""
+        if b"\\" in text:
+            if text.endswith(b"\\") and (len(text) - len(text.rstrip(b"\\"))) % 2:
+                # an odd run of backslashes ends the read: its last escapes the next byte
+                text, self._escaping = text[:-1], b"\\"
+            text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+        # two quotes side by side change no bracket's side of a string (an empty string,
+        # or one string's end and the next one's start): most strings go here, at C speed
+        kept = text.translate(None, _NOT_COUNTED).replace(b'""', b"")
+        if self._in_string:
+            kept = b'"' + kept
+        if b'"' in kept:
+            self._in_string = kept.count(b'"') % 2 == 1
+            kept = _STRING.sub(b"", kept + b'"' if self._in_string else kept)
+        # `kept` is now the brackets outside strings: each may go one level in or out
+        if self._depth + len(kept) > self._limit:
+            deepest = max(accumulate(map(_STEP.__getitem__, kept), initial=self._depth))
+            if deepest > self._limit:
+                raise TooDeep(self._limit)
+        self._depth += 2 * (kept.count(b"[") + kept.count(b"{")) - len(kept)
 
 
 class _BoundedLoader(yaml.SafeLoader):

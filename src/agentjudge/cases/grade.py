@@ -13,10 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from agentjudge.cases import judging  # its judge calls and runner: imported when needed
-from agentjudge.cases.helper_process import Done, graded_cases
 from agentjudge.cases.judging.identity import Judged, JudgingOptions, resolve_identity
 from agentjudge.cases.judging.samples import fold_samples, sample_items
 from agentjudge.cases.judging.transcript import (
@@ -284,39 +281,27 @@ def _check(inputs: _Inputs, checked: _Checked, note: Note) -> None:
     """Each planned case as the dataset yields it: its metrics must be known and have a
     threshold (before any judge is called), then accounting, then its checks. A case with
     nothing left to run is final and its record goes to the spool; the metrics of a case
-    still judgeable are queued. A big run has a helper process grade one block of cases in
-    three (`helper_process`): those come back final. Traces no case asked for are named
-    and left."""
+    still judgeable are queued. Traces no case asked for are named and left."""
     traces, config = inputs.traces, inputs.config
     used: set[str] = set()  # traces' own ids (a case may find one by an ATIF alias)
-    with graded_cases(inputs.planned, traces, config) as cases:
-        for case in cases:
-            if isinstance(case, Done):
-                if case.trace_id is not None:
-                    used.add(case.trace_id)
-                tally = case.tally()
-                if tally.status != PASSED and len(checked.flagged) < MAX_CASE_ROWS:
-                    checked.flagged[len(checked.tallies)] = orjson.loads(case.record)
-                checked.tallies.append(tally)
-                checked.spool.add_encoded(case.record)
-                continue
-            gate.check_case_metrics(config, case)
-            trace = traces.find(case.id)
-            grade_ = gate.grade_checks(case, trace)
-            if trace is not None:
-                used.add(str(trace["case_id"]))
-                if grade_.judgeable:
-                    checked.plan_metrics(config, case, trace, grade_)
-            if grade_.judge_scores:  # metrics opened: final once they have run
-                checked.waiting[len(checked.tallies)] = grade_
-                checked.tallies.append(None)
-                checked.spool.hold(grade_)
-            else:
-                tally = grade_.tally()
-                if tally.status != PASSED and len(checked.flagged) < MAX_CASE_ROWS:
-                    checked.flagged[len(checked.tallies)] = grade_.as_dict()
-                checked.tallies.append(tally)
-                checked.spool.add(grade_)
+    for case in inputs.planned:
+        gate.check_case_metrics(config, case)
+        trace = traces.find(case.id)
+        grade_ = gate.grade_checks(case, trace)
+        if trace is not None:
+            used.add(str(trace["case_id"]))
+            if grade_.judgeable:
+                checked.plan_metrics(config, case, trace, grade_)
+        if grade_.judge_scores:  # metrics opened: final once they have run
+            checked.waiting[len(checked.tallies)] = grade_
+            checked.tallies.append(None)
+            checked.spool.hold(grade_)
+        else:
+            tally = grade_.tally()
+            if tally.status != PASSED and len(checked.flagged) < MAX_CASE_ROWS:
+                checked.flagged[len(checked.tallies)] = grade_.as_dict()
+            checked.tallies.append(tally)
+            checked.spool.add(grade_)
     extra = [cid for cid in traces.traces if cid not in used]
     if extra and checked.tallies:
         note(f"{len(extra)} trace(s) not in the dataset are ignored: {run_warnings.some(extra)}")

@@ -120,20 +120,15 @@ def grade_command(
     )
 
     def progress(total: int) -> Callable[[], None]:
-        # shown from the judging on: its refresh thread would keep grade from forking the
-        # process that checks cases beside it (see cases/helper_process.py)
-        bar.start()
         task = bar.add_task("items", total=total)
         return lambda: bar.advance(task)
 
-    try:
+    with bar:
         run = grade(
             options,
             lambda text: err.print(f"[yellow]warning:[/yellow] {escape(printable(text))}"),
             progress,
         )
-    finally:
-        bar.stop()
     _report(run, junit, html, quiet, err)
     return run.exit_code
 

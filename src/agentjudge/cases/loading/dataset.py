@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import orjson
 
@@ -69,19 +69,6 @@ class PlannedCases(Protocol):
     def __iter__(self) -> Iterator[Case]: ...
 
 
-class Prechecked(Protocol):
-    """A case another process parsed and checked: what a `CaseStream` counts of it."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def canonical(self) -> bytes: ...  # `canonical_json` of its canonical form
-
-
-_Done = TypeVar("_Done", bound=Prechecked)
-
-
 class CaseStream:
     """The planned cases, validated and yielded one at a time, never all held: iterate it
     once; `hash` (of their canonical JSON, as `Dataset.hash`) and `count` are known after.
@@ -107,43 +94,23 @@ class CaseStream:
             raise RuntimeError("the stream's hash is known once every case has been read")
         return self._hash
 
-    @property
-    def raws(self) -> Iterable[tuple[Any, str, str]]:
-        """The raw cases, unchecked, each with where it is and its file: the source the
-        stream reads (a second process may read its own copy of it; see `with_checked`)."""
-        return self._raws
-
     def __iter__(self) -> Iterator[Case]:
-        return self.with_checked((raw, where, origin, None) for raw, where, origin in self._raws)
-
-    def with_checked(
-        self, items: Iterable[tuple[Any, str, str, _Done | None]]
-    ) -> Iterator[Case | _Done]:
-        """The stream over `items`, `raws` as another process read them: each raw case with
-        where it is, its file, and the case itself if that process already parsed and
-        checked it (then the raw is not needed). Such a case is yielded in its turn in
-        place of a `Case`, its id and canonical JSON still counted here (duplicates, hash)."""
         # the hash of {"cases": [...]} in sorted-key compact JSON, written a case at a time
         digest = hashlib.sha256(b'{"cases":[')
         seen: dict[str, str] = {}  # case id: the file it came from
-        for raw, where, origin, done in items:
-            item: Case | _Done
-            if done is None:
-                item = parse_case(raw, where)
-                canonical = canonical_json(item.raw)
-            else:
-                item, canonical = done, done.canonical
-            if item.id in seen:
+        for raw, where, origin in self._raws:
+            case = parse_case(raw, where)
+            if case.id in seen:
                 raise UsageError(
-                    f"{where}.id {clip(repr(item.id))} is already used in {seen[item.id]}; "
+                    f"{where}.id {clip(repr(case.id))} is already used in {seen[case.id]}; "
                     "give every case a unique id"
                 )
-            seen[item.id] = origin
+            seen[case.id] = origin
             if self.count:
                 digest.update(b",")
-            digest.update(canonical)
+            digest.update(_canonical(case.raw))
             self.count += 1
-            yield item
+            yield case
         digest.update(b"]}")
         self._hash = digest.hexdigest()
         if self._at_end is not None:
@@ -152,10 +119,10 @@ class CaseStream:
 
 def canonical_hash(value: Any) -> str:
     """sha256 of sorted-key, compact, non-ASCII-preserving JSON (graph-agents-cli's hash)."""
-    return hashlib.sha256(canonical_json(value)).hexdigest()
+    return hashlib.sha256(_canonical(value)).hexdigest()
 
 
-def canonical_json(value: Any) -> bytes:
+def _canonical(value: Any) -> bytes:
     """`value` as graph-agents-cli hashes it: sorted keys, compact, non-ASCII kept."""
     try:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)

@@ -91,7 +91,7 @@ class CaseGrade:
         return CaseTally(
             self.id,
             self.status,
-            scores or NO_SCORES,
+            scores or _NO_SCORES,
             self.truncated_results,
             self.final_turn_only,
             tuple(self.lacking),
@@ -102,7 +102,7 @@ class CaseGrade:
 
 
 # shared by every case without judge or custom metrics (most of a checks-only run)
-NO_SCORES: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
+_NO_SCORES: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 
 
 class CaseTally(NamedTuple):

@@ -45,10 +45,7 @@ class ResultsSpool:
 
     def add(self, grade: CaseGrade) -> None:
         """A final case: its record is spooled now and not kept."""
-        self.add_encoded(encode_record(grade.as_dict()))
-
-    def add_encoded(self, record: bytes) -> None:
-        """A final case whose record is already encoded (`encode_record`)."""
+        record = encode_record(grade.as_dict())
         self._batch.append(record)
         self._batch_bytes += len(record)
         self._lengths.append(len(record))
