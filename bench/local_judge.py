@@ -73,7 +73,9 @@ def pair_trajectory(session: str, task: str, version: dict[str, Any]) -> dict[st
 
 
 def run_examples(tmp: Path, repeat: int) -> tuple[dict[str, Any], float]:
-    runs, calls, peak = [], set(), 0.0
+    runs: list[dict[str, Any]] = []
+    calls: set[int] = set()
+    peak = 0.0
     for _ in range(repeat):
         load = os.getloadavg()[0]
         results, seconds, rss = score(ROOT / "examples" / "trajectories", tmp / "examples.json")
@@ -88,7 +90,9 @@ def run_examples(tmp: Path, repeat: int) -> tuple[dict[str, Any], float]:
                 "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
             }
         )
-    per_call = [r["mean_seconds_per_call"] for r in runs if r["mean_seconds_per_call"] is not None]
+    per_call: list[float] = [
+        r["mean_seconds_per_call"] for r in runs if r["mean_seconds_per_call"] is not None
+    ]
     figures = {
         "calls": calls.pop() if len(calls) == 1 else sorted(calls),
         "mean_seconds_per_call": round(statistics.median(per_call), 2) if per_call else None,
