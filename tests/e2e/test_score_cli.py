@@ -428,6 +428,7 @@ def test_unreachable_judge_says_so(tmp_path: Path, atif_fixtures: Path) -> None:
     )
     assert "secret" not in run.stderr + (tmp_path / "out.json").read_text()
     assert "Traceback" not in run.stderr
+    assert "Roots" not in run.stderr  # a failed job: its error line, no table of nothing
 
 
 def test_ctrl_c_exits_130_and_writes_nothing(tmp_path: Path) -> None:

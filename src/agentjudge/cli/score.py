@@ -294,7 +294,8 @@ def run_score(
     elif not quiet:
         console.print(summary_line(run.document, run.output), markup=False, highlight=False)
     if not quiet:
-        for line in roots_table(run.document):
+        # a failed job's roots have no story to tell: its error line (below) has
+        for line in [] if run.document["error"] else roots_table(run.document):
             console.print(line, markup=False, highlight=False)
         if html is not None:
             console.print(printable(f"HTML report: {html}"), markup=False, highlight=False)
