@@ -102,11 +102,13 @@ $(STAMP_LITELLM): Makefile | $(BIN)/python
 	touch $@
 
 ## demo: install agentjudge with the embedded judge and score examples/ with it: a weak
-## judge on this CPU, for offline use and smoke tests. The first run on a machine compiles
+## judge on this CPU, for offline use and smoke tests. It ends with a table of the roots and
+## writes the results and their HTML report. The first run on a machine compiles
 ## llama-cpp-python and joins the model into ~/.cache/agentjudge; later runs reuse both.
 demo: $(STAMP_LOCAL)
 	$(BIN)/agentjudge validate examples/trajectories/
-	$(BIN)/agentjudge score examples/trajectories/ --judge local --no-cache -o demo-results.json
+	$(BIN)/agentjudge score examples/trajectories/ --judge local --no-cache \
+	  -o demo-results.json --html demo-report.html
 
 ## test: install with dev extras and the embedded judge, then lint, type-check and run the
 ## whole suite (with the end-to-end test of the real embedded model).

@@ -9,18 +9,25 @@ Two runs of `agentjudge score --judge local --no-cache`, each with one server st
   one step, a plainly right one and a plainly wrong one. A pair is ranked right when the
   good step scores above the bad one; a tie or an unscored step counts as wrong.
 
-Prints one JSON line {prompt_version, examples: {calls, mean_seconds_per_call, seconds},
-pairs: {pairs, ranked_right, fraction, ties, unscored, wrong}, peak_rss_mb}; peak_rss_mb is
-the most memory any run used, the model's server included. Targets (issue 21): mean seconds
-per call <= 3 on this machine, fraction >= 0.8.
+Prints one JSON line {prompt_version, examples: {calls, mean_seconds_per_call,
+min_seconds_per_call, runs: [{mean_seconds_per_call, seconds, load_average}]}, pairs:
+{pairs, ranked_right, fraction, ties, unscored, wrong}, peak_rss_mb}; with `--repeat N` the
+examples are scored N times (a server start each) and `mean_seconds_per_call` is the
+median of the runs'. `load_average` is the one-minute load average at a run's start and
+end: the machine is shared, and a call's seconds are its prompt's new tokens over the
+speed its two cores have left. peak_rss_mb is the most memory any run used, the model's
+server included. Targets (issue 21): mean seconds per call <= 3 on this machine,
+fraction >= 0.8.
 
-    python bench/local_judge.py [--part examples|pairs|both] [--only name,name]
+    python bench/local_judge.py [--part examples|pairs|both] [--only name,name] [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -65,16 +72,34 @@ def pair_trajectory(session: str, task: str, version: dict[str, Any]) -> dict[st
     }
 
 
-def run_examples(tmp: Path) -> tuple[dict[str, Any], float]:
-    results, seconds, rss = score(ROOT / "examples" / "trajectories", tmp / "examples.json")
-    judge = results["judge"]
-    latency = judge["mean_latency_ms"]
+def run_examples(tmp: Path, repeat: int) -> tuple[dict[str, Any], float]:
+    runs: list[dict[str, Any]] = []
+    calls: set[int] = set()
+    peak = 0.0
+    for _ in range(repeat):
+        load = os.getloadavg()[0]
+        results, seconds, rss = score(ROOT / "examples" / "trajectories", tmp / "examples.json")
+        judge = results["judge"]
+        latency = judge["mean_latency_ms"]
+        calls.add(judge["calls"])
+        peak = max(peak, rss)
+        runs.append(
+            {
+                "mean_seconds_per_call": round(latency / 1000, 2) if latency is not None else None,
+                "seconds": round(seconds, 1),
+                "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],
+            }
+        )
+    per_call: list[float] = [
+        r["mean_seconds_per_call"] for r in runs if r["mean_seconds_per_call"] is not None
+    ]
     figures = {
-        "calls": judge["calls"],
-        "mean_seconds_per_call": round(latency / 1000, 2) if latency is not None else None,
-        "seconds": round(seconds, 1),
+        "calls": calls.pop() if len(calls) == 1 else sorted(calls),
+        "mean_seconds_per_call": round(statistics.median(per_call), 2) if per_call else None,
+        "min_seconds_per_call": min(per_call, default=None),
+        "runs": runs,
     }
-    return figures, rss
+    return figures, peak
 
 
 def run_pairs(tmp: Path, only: set[str] | None) -> tuple[dict[str, Any], float, str]:
@@ -120,6 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--part", choices=("examples", "pairs", "both"), default="both")
     parser.add_argument("--only", default="", help="comma-separated pair names")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of the examples part")
     args = parser.parse_args()
     only = set(args.only.split(",")) if args.only else None
     report: dict[str, Any] = {}
@@ -127,7 +153,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="agentjudge-bench-") as name:
         tmp = Path(name)
         if args.part in ("examples", "both"):
-            report["examples"], rss = run_examples(tmp)
+            report["examples"], rss = run_examples(tmp, max(1, args.repeat))
             peak = max(peak, rss)
         if args.part in ("pairs", "both"):
             report["pairs"], rss, report["prompt_version"] = run_pairs(tmp, only)

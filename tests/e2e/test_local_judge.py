@@ -108,11 +108,13 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     assert results["run_parameters"]["atif_judge"] == f"local/{MODEL_NAME}"
     assert results["run_metadata"]["judge_notice"] == LOCAL_NOTE
     assert f"note: {LOCAL_NOTE}" in run.stderr.replace("\n", " ")
-    # the same negotiation as for any server: llama-cpp-python refuses json_schema, and the
-    # schema goes with json_object, which it turns into a grammar
+    # asked in its server's own shape from the first call (the schema beside json_object,
+    # which it turns into a grammar): nothing refused, nothing negotiated, no server path
     assert results["judge"]["requests"]["response_format"] == "json_object_schema"
-    assert len(results["judge"]["notes"]) == 1
-    assert "json_schema refused" in results["judge"]["notes"][0]
+    assert results["judge"]["notes"] == []
+    assert (results["judge"]["calls"], results["judge"]["errors"]) == (2, 0)
+    assert "refused" not in run.stderr
+    assert "site-packages" not in run.stderr
     assert results["judge"]["endpoint"].startswith("http://127.0.0.1:")
     assert servers() <= before  # no server left behind
     # the dry run counts with the model's own tokenizer: exactly the server's usage
@@ -124,7 +126,7 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     assert dry.stderr == ""  # llama.cpp's warning on loading a vocabulary stays unprinted
     plan = json.loads(dry.stdout)
     assert plan["tokenizer"] == f"{MODEL_NAME}'s tokenizer"
-    assert plan["step_calls"] == results["judge"]["successes"] == 2  # calls: + a refused one
+    assert plan["step_calls"] == results["judge"]["successes"] == results["judge"]["calls"] == 2
     assert plan["step_input_tokens"] == results["judge"]["input_tokens"]
 
 
@@ -227,4 +229,4 @@ def test_calibrate_runs_on_a_converted_who_and_when_run(tmp_path: Path) -> None:
     assert figures["agent_accuracy"]["labelled"] == 1
     assert figures["agent_accuracy"]["no_prediction"] == 0  # every labelled run gets one
     assert figures["decisive_step_accuracy"]["value"] in (0.0, 1.0)
-    assert report["judge_usage"]["calls"] >= 2  # the two steps (and a refused request)
+    assert report["judge_usage"]["calls"] == 2  # the two steps, none refused

@@ -385,17 +385,25 @@ def test_auto_mode_falls_back_to_the_default_rubric(tmp_path: Path, server: Judg
     assert data["trajectories"][0]["nodes"][0]["criteria"] == ["step_quality"]
 
 
-def test_ci_output_is_one_summary_line(tmp_path: Path, server: JudgeServer) -> None:
-    runs = tree(tmp_path)
+def test_ci_output_is_the_summary_line_then_the_roots(tmp_path: Path, server: JudgeServer) -> None:
+    runs = tree(tmp_path)  # the root's step 3 scores 0.0 (context_loss); the root passes
     run = score(runs, *judge_flags(server), "-o", "out.json", cwd=tmp_path)
     assert run.returncode == 0
     assert run.stdout == ""
-    assert run.stderr.strip() == (
+    assert run.stderr.splitlines() == [
         "agentjudge score: succeeded; atif_overall_score=0.6000 (95% CI 0.6000\u20130.6000) "
         "atif_trajectory_count=2 "
-        "atif_failure_categorization_rate=1.0 atif_complete=true; results in out.json"
-    )
-    quiet = score(runs, *judge_flags(server), "--quiet", "-o", "out.json", cwd=tmp_path)
+        "atif_failure_categorization_rate=1.0 atif_complete=true; results in out.json",
+        f"Roots in {runs}/:",
+        "  root       score  passed  where it went wrong",
+        "  root.json   0.58  yes     step 3: 0.00 context_loss (lowest below 0.5)",
+    ]
+    with_html = score(runs, *judge_flags(server), "-o", "out.json", "--html", "out.html",
+                      cwd=tmp_path)  # fmt: skip
+    assert "HTML report: out.html" in with_html.stderr.splitlines()
+    assert (tmp_path / "out.html").read_text().startswith("<!DOCTYPE html>")
+    quiet = score(runs, *judge_flags(server), "--quiet", "-o", "out.json", "--html", "q.html",
+                  cwd=tmp_path)  # fmt: skip
     assert (quiet.stdout, quiet.stderr) == ("", "")
 
 
@@ -420,6 +428,7 @@ def test_unreachable_judge_says_so(tmp_path: Path, atif_fixtures: Path) -> None:
     )
     assert "secret" not in run.stderr + (tmp_path / "out.json").read_text()
     assert "Traceback" not in run.stderr
+    assert "Roots" not in run.stderr  # a failed job: its error line, no table of nothing
 
 
 def test_ctrl_c_exits_130_and_writes_nothing(tmp_path: Path) -> None:
@@ -798,14 +807,15 @@ def test_the_console_says_where_a_failed_run_went_wrong(
     run = score(runs, *flags, "-o", "out.json", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     lines = run.stderr.splitlines()
-    at = lines.index("Where it went wrong:")
-    where = f"  {runs / 'root.json'} → root (agent), step 3: "
-    assert lines[at + 1] == where + "score 0.00, context_loss: scripted verdict"
-    assert lines[at + 2 :] == []
+    at = lines.index(f"Roots in {runs}/:")
+    assert lines[at + 1 :] == [
+        "  root       score  passed  where it went wrong",
+        "  root.json   0.58  no      step 3: 0.00 context_loss: scripted verdict",
+    ]
     failure = results(tmp_path / "out.json")["trajectories"][0]["decisive_failure"]
     assert (failure["step_id"], failure["order"]) == (3, 4)  # after the subagent's 2 steps
     quiet = score(runs, *flags, "-o", "quiet.json", "--quiet", cwd=tmp_path)
-    assert "Where it went wrong" not in quiet.stderr
+    assert "Roots" not in quiet.stderr
 
 
 @pytest.mark.parametrize("source", ["key_file", "env", "url_password"])

@@ -45,29 +45,22 @@ LOCAL_SCHEMA = {
     "additionalProperties": False,
 }
 # what llama-cpp-python 0.3's server answers to `json_schema`, with HTTP 500 (its request
-# model knows only text and json_object)
+# model knows only text and json_object), as `error_message` shows it
 REFUSAL = (
     "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
     "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
 )
 
 
-def test_a_score_is_asked_for_after_the_reasoning() -> None:
+def test_the_first_request_is_in_the_servers_own_shape() -> None:
+    # the schema beside json_object (llama-cpp-python's "JSON Schema Mode"), never
+    # json_schema, which its server refuses: no call is spent on a refusal
     judge = LocalJudge(Path("m.gguf"))
-    body = sent(judge, request())
-    assert body["response_format"] == {
-        "type": "json_schema",
-        "json_schema": {"name": "step_verdict", "schema": LOCAL_SCHEMA, "strict": True},
-    }
-    assert judge.adapt(500, "Internal Server Error", judge.build(request())) is None
-    note = judge.adapt(500, REFUSAL, judge.build(request()))
-    assert note == (
-        "response_format json_schema refused: using response_format json_object with a schema"
-    )
     body = sent(judge, request())
     assert body["response_format"] == {"type": "json_object", "schema": LOCAL_SCHEMA}
     # the grammar follows the order of the properties: reasoning must come first
     assert list(body["response_format"]["schema"]["properties"]) == ["reasoning", "score"]
+    assert judge.settled()["response_format"] == "json_object_schema"
 
 
 def test_each_answer_kind_gets_its_own_schema() -> None:
@@ -89,14 +82,12 @@ def test_each_answer_kind_gets_its_own_schema() -> None:
 def test_a_schema_the_caller_gave_is_kept() -> None:
     own = {"type": "object", "properties": {"score": {"type": "number", "maximum": 5}}}
     judge = LocalJudge(Path("m.gguf"))
-    judge.mode = "json_object_schema"
     body = sent(judge, request(response_schema=own))
     assert body["response_format"] == {"type": "json_object", "schema": own}
 
 
 def test_the_grammar_is_never_dropped() -> None:
     judge = LocalJudge(Path("m.gguf"))
-    judge.mode = "json_object_schema"
     # a prompt longer than the context, and even a refusal of the format itself
     too_long = "Requested tokens (9000) exceed context window of 8192"
     assert judge.adapt(400, too_long, judge.build(request())) is None

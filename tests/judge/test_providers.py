@@ -206,6 +206,29 @@ def test_a_servers_error_message_is_redacted_and_cut() -> None:
     assert "pw" not in repr(judge)
 
 
+def test_a_servers_traceback_is_left_out_of_its_error_message() -> None:
+    # llama-cpp-python 0.3's server answers a request it cannot validate with HTTP 500 and
+    # a frame of its own source: the path inside its install is nobody's business here
+    said = (
+        "1 validation error:\n  {'type': 'literal_error', 'input': 'json_schema'}\n\n"
+        '  File "/home/u/.venv/lib/python3.11/site-packages/llama_cpp/server/app.py", '
+        "line 376, in create_chat_completion\n    POST /v1/chat/completions"
+    )
+    judge = OpenAICompatible("http://127.0.0.1:8000/v1", "m")
+    message = judge.error_message(json.dumps({"error": {"message": said}}).encode())
+    assert message == "1 validation error: {'type': 'literal_error', 'input': 'json_schema'}"
+    traceback = (
+        "Internal error\nTraceback (most recent call last):\n"
+        '  File "/srv/app.py", line 3, in <module>\n    main()\n'
+        '  File "/srv/app.py", line 9, in main\n    raise ValueError("boom")\n'
+        "ValueError: boom"
+    )
+    assert judge.error_message(traceback.encode()) == "Internal error ValueError: boom"
+    # a frame run into one line with other words
+    one_line = 'failed File "/srv/app.py", line 3, in f; try again'
+    assert judge.error_message(one_line.encode()) == "failed ; try again"
+
+
 def test_redaction_of_known_key_shapes() -> None:
     text = "keys sk-proj-abcdefgh123 and AIzaSyA1234567890abcdefghijk and sk-ant-api03-xyzxyzxyz"
     assert redact(text) == "keys *** and *** and ***"

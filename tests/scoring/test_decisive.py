@@ -14,7 +14,7 @@ from agentjudge.api import plan_trajectories, score_trajectories
 from agentjudge.atif import Node
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.verdict import Verdict
-from agentjudge.report.decisive import went_wrong_lines
+from agentjudge.report.decisive import roots_table
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep, execution_order
 from agentjudge.scoring.decisive_pick import SUMMARY_RATIONALE_CHARS, pick_request, summary_line
@@ -284,28 +284,51 @@ def test_summaries_are_quoted_data_cut_to_their_length() -> None:
     }  # fmt: skip
 
 
-def test_the_console_lists_ten_failed_roots_on_one_printable_line_each() -> None:
+def test_the_console_lists_ten_roots_failed_first_on_one_printable_line_each() -> None:
     failure = {
         "rule": "lowest_score", "node_id": "r#$.subagent_trajectories[0]", "agent": "coder\x1b[2J",
         "segment": 1, "step_id": 4, "order": 9, "score": 0.125, "category": None,
         "reason": "line one\nline two \u202e" + "y" * 200,
     }  # fmt: skip
-    trees = [
-        {
-            "root": "r",
-            "nodes": [{"file": "r", "trajectory_id": f"t{i}"}],
-            "decisive_failure": failure,
-        }
-        for i in range(12)
-    ] + [{"root": "p", "nodes": [{"file": "p"}], "decisive_failure": None}]
-    lines = went_wrong_lines({"trajectories": trees})
-    assert len(lines) == 1 + 10 + 1
-    assert lines[1] == (
-        "  t0 → r#$.subagent_trajectories[0] (coder\\x1b[2J), step 4 of segment 1: score 0.12: "
-        "line one\\nline two \\u202e" + "y" * 81 + "…"
-    )
-    assert lines[-1] == "  … and 2 more (see decisive_failure in the results)"
-    assert went_wrong_lines({"trajectories": trees[-1:]}) == []
+
+    def root(i: int) -> dict[str, Any]:
+        return {"file": "runs/r.json", "trajectory_id": f"t{i}", "aggregate": 0.25,
+                "passed": False, "steps": []}  # fmt: skip
+
+    failed = [{"root": "r", "nodes": [root(i)], "decisive_failure": failure} for i in range(12)]
+    passed: dict[str, Any] = {
+        "root": "p",
+        "nodes": [
+            {"id": "p", "file": "runs/p.json", "aggregate": 0.75, "passed": True,
+             "agent": {"name": "main"}, "steps": [
+                {"step_id": 1, "segment": 0, "score": 0.9, "category": None},
+                {"step_id": 2, "segment": 0, "score": 0.375, "category": "reasoning_failure"},
+            ]},
+        ],
+        "decisive_failure": None,
+    }  # fmt: skip
+    document = {"run_parameters": {"failure_threshold": 0.5}, "trajectories": [passed, *failed]}
+    lines = roots_table(document)
+    assert len(lines) == 1 + 1 + 10 + 1
+    assert lines[:3] == [
+        "Roots in runs/:",
+        "  root       score  passed  where it went wrong",
+        "  r.json t0   0.25  no      step 4 of segment 1 of subagent coder\\x1b[2J: 0.12: "
+        "line one\\nline two \\u202e" + "y" * 81 + "…",
+    ]
+    assert lines[-1] == "  … and 3 more (2 of them did not pass; see the results)"
+    # a root that passed: its lowest step below the failure threshold, if any
+    assert roots_table({**document, "trajectories": [passed]}) == [
+        "Roots in runs/:",
+        "  root    score  passed  where it went wrong",
+        "  p.json   0.75  yes     step 2: 0.38 reasoning_failure (lowest below 0.5)",
+    ]
+    clean = {**passed, "nodes": [{**passed["nodes"][0], "file": "p.json", "steps": []}]}
+    assert roots_table({**document, "trajectories": [clean]})[-2:] == [
+        "  root    score  passed  where it went wrong",
+        "  p.json   0.75  yes     -",
+    ]
+    assert roots_table({"trajectories": []}) == []
 
 
 def test_execution_order_places_each_subagent_inside_its_spawning_step() -> None:

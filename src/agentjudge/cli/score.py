@@ -234,13 +234,14 @@ def run_score(
     """Run the job and report it; return the exit code. `reads`: files read besides the
     job's own (its config file), which no output may overwrite.
 
-    On a terminal: a progress bar and a summary table. Otherwise (CI): one summary line on
-    stderr. `--quiet`: neither.
+    On a terminal: a progress bar and a summary table; otherwise (CI) one summary line on
+    stderr. Then, either way, a short table of the roots (score, passed, where each went
+    wrong) and the HTML report's path. `--quiet`: none of these.
     """
     # the scoring job and its reports load here, so the other commands start faster
     from agentjudge.api import score_trajectories
     from agentjudge.judge.samples import temperature_note
-    from agentjudge.report.decisive import went_wrong_lines
+    from agentjudge.report.decisive import roots_table
     from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
@@ -293,8 +294,11 @@ def run_score(
     elif not quiet:
         console.print(summary_line(run.document, run.output), markup=False, highlight=False)
     if not quiet:
-        for line in went_wrong_lines(run.document):
+        # a failed job's roots have no story to tell: its error line (below) has
+        for line in [] if run.document["error"] else roots_table(run.document):
             console.print(line, markup=False, highlight=False)
+        if html is not None:
+            console.print(printable(f"HTML report: {html}"), markup=False, highlight=False)
     _print_notes(run, config, quiet, console)
     return _exit_code(run, config)
 

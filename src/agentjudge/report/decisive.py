@@ -1,46 +1,118 @@
-"""What the console says of the roots that did not pass: where each went wrong (its
-decisive failure, from the results' `decisive_failure`)."""
+"""What the console says of each root at the end of `score`: a short table of its score,
+whether it passed, and where it went wrong (its decisive failure, from the results'
+`decisive_failure`; for a root that passed, its lowest step below the failure threshold,
+if any). Pure: lines from the results document."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from agentjudge.printable import printable
 
-MAX_LISTED = 10  # roots listed; the rest are counted
+MAX_LISTED = 10  # roots listed (those that did not pass first); the rest are counted
 REASON_CHARS = 100  # of the judge's reason, on its line
+NAME_CHARS = 72  # of a root's name, cut in the middle beyond
+HEADER = ("root", "score", "passed", "where it went wrong")
 
 
-def went_wrong_lines(document: dict[str, Any], limit: int = MAX_LISTED) -> list[str]:
-    """`Where it went wrong:` and a line per failed root (root → node, agent, step, score,
-    category, the reason shortened), at most `limit` of them; no lines when none failed.
-    Every name and reason comes from a trajectory or a judge: one line each, printable."""
-    found = [
-        (tree, tree["decisive_failure"])
-        for tree in document.get("trajectories") or []
-        if tree.get("decisive_failure")
-    ]
-    if not found:
+def roots_table(document: dict[str, Any], limit: int = MAX_LISTED) -> list[str]:
+    """A title line, a header and a line per root (at most `limit`, those that did not pass
+    first), then how many more there are; no lines when the run has no root. Every name
+    and reason comes from a trajectory or a judge: one line each, printable."""
+    trees = document.get("trajectories") or []
+    if not trees:
         return []
-    lines = ["Where it went wrong:"]
-    for tree, failure in found[:limit]:
-        lines.append("  " + _line(tree, failure))
-    if len(found) > limit:
-        lines.append(f"  … and {len(found) - limit} more (see decisive_failure in the results)")
+    threshold = (document.get("run_parameters") or {}).get("failure_threshold")
+    folder, names = _names(trees)
+    order = sorted(range(len(trees)), key=lambda i: bool(trees[i]["nodes"][0].get("passed")))
+    shown = sorted(order[:limit])
+    rows = [HEADER] + [_row(names[i], trees[i], threshold) for i in shown]
+    widths = [max(len(row[c]) for row in rows) for c in range(3)]
+    lines = [printable(f"Roots{f' in {folder}' if folder else ''}:")]
+    for name, score, passed, where in rows:
+        cells = (name.ljust(widths[0]), score.rjust(widths[1]), passed.ljust(widths[2]), where)
+        lines.append(printable("  " + "  ".join(cells).rstrip()))
+    if len(trees) > len(shown):
+        failed = sum(not tree["nodes"][0].get("passed") for tree in trees)
+        hidden_failed = failed - sum(not trees[i]["nodes"][0].get("passed") for i in shown)
+        lines.append(
+            f"  … and {len(trees) - len(shown)} more ({hidden_failed} of them did not pass; "
+            "see the results)"
+        )
     return lines
 
 
-def _line(tree: dict[str, Any], failure: dict[str, Any]) -> str:
+def _names(trees: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    """The folder the roots' files are in ("" if they share none) and each root's name: its
+    file under that folder, with its trajectory id when several roots share a file."""
+    files = [str(tree["nodes"][0].get("file") or tree.get("root") or "") for tree in trees]
+    try:
+        folder = os.path.commonpath([os.path.dirname(f) for f in files])
+    except ValueError:  # absolute and relative paths, or two drives
+        folder = ""
+    names = [os.path.relpath(f, folder) if folder else f for f in files]
+    for i, tree in enumerate(trees):
+        if names.count(names[i]) > 1:
+            root = tree["nodes"][0]
+            names[i] += f" {root.get('trajectory_id') or tree.get('root')}"
+    return (os.path.join(folder, "") if folder else ""), [printable(_cut(n)) for n in names]
+
+
+def _cut(name: str) -> str:
+    if len(name) <= NAME_CHARS:
+        return name
+    half = (NAME_CHARS - 1) // 2
+    return name[:half] + "…" + name[-(NAME_CHARS - 1 - half) :]
+
+
+def _row(name: str, tree: dict[str, Any], threshold: float | None) -> tuple[str, str, str, str]:
     root = tree["nodes"][0]
-    name = root.get("trajectory_id") or root.get("file") or tree.get("root")
-    node = "root" if failure["node_id"] == tree.get("root") else failure["node_id"]
-    agent = f" ({failure['agent']})" if failure.get("agent") else ""
-    segment = f" of segment {failure['segment']}" if failure.get("segment") else ""
-    score = failure.get("score")
-    shown = "no score" if score is None else f"score {score:.2f}"
-    category = f", {failure['category']}" if failure.get("category") else ""
-    reason = failure.get("reason") or ""
+    score = root.get("aggregate")
+    failure = tree.get("decisive_failure")
+    if failure:
+        where = _where(tree, failure, failure.get("reason") or "")
+    else:
+        lowest = _lowest_failing(tree, threshold)
+        where = "-" if lowest is None else f"{_where(tree, *lowest)} (lowest below {threshold:g})"
+    return (
+        name,
+        "-" if score is None else f"{score:.2f}",
+        "yes" if root.get("passed") else "no",
+        where,
+    )
+
+
+def _lowest_failing(
+    tree: dict[str, Any], threshold: float | None
+) -> tuple[dict[str, Any], str] | None:
+    """The lowest-scoring step of a tree below `threshold` (the first of equals), in the
+    shape of a decisive failure, and no reason; None when no step is below it."""
+    if threshold is None:
+        return None
+    found: dict[str, Any] | None = None
+    for node in tree["nodes"]:
+        for step in node["steps"]:
+            score = step.get("score")
+            if score is None or score >= threshold:
+                continue
+            if found is None or score < found["score"]:
+                agent = (node.get("agent") or {}).get("name")
+                found = {**step, "node_id": node["id"], "agent": agent}
+    return None if found is None else (found, "")
+
+
+def _where(tree: dict[str, Any], step: dict[str, Any], reason: str) -> str:
+    """`step 3`, `step 2 of subagent coder`: its score, category and the reason, shortened."""
+    place = f"step {step['step_id']}"
+    if step.get("segment"):
+        place += f" of segment {step['segment']}"
+    if step.get("node_id") != tree.get("root"):
+        place += f" of subagent {step.get('agent') or step.get('node_id')}"
+    score = step.get("score")
+    text = f"{place}: {'no score' if score is None else f'{score:.2f}'}"
+    if step.get("category"):
+        text += f" {step['category']}"
     if len(reason) > REASON_CHARS:
         reason = reason[:REASON_CHARS] + "…"
-    text = f"{name} → {node}{agent}, step {failure['step_id']}{segment}: {shown}{category}"
-    return printable(f"{text}: {reason}" if reason else text)
+    return f"{text}: {reason}" if reason else text

@@ -9,6 +9,7 @@ builds later requests and says so once; the client then sends the same call agai
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -24,6 +25,9 @@ from agentjudge.judge.secrets import endpoint_secrets, redact, redact_endpoint
 RetryDecision = Literal["rate_limit", "transient", "no"]
 MAX_ERROR_CHARS = 500  # of a server's own error message, kept in results and the console
 FORM = "agentjudge.form"  # extension of a built request: the form it was built in
+# a Python traceback's lines, as a server may append them to its error message
+_TRACEBACK_HEADER = re.compile(r"Traceback \(most recent call last\):")
+_FRAME = re.compile(r'File "[^"\n]*", line \d+(?:, in [\w<>.]+)?')
 
 
 Stop = Literal["done", "truncated", "refused"]
@@ -156,10 +160,32 @@ class Provider:
 
 
 def fit_to_show(text: str, secrets: Iterable[str] = ()) -> str:
-    """A judge's error message as it may be shown: secrets redacted, on one line, at most
-    MAX_ERROR_CHARS characters."""
-    text = " ".join(redact(text, secrets).split())
+    """A judge's error message as it may be shown: secrets redacted, without the server's
+    traceback (see `without_traceback`), on one line, at most MAX_ERROR_CHARS characters."""
+    text = " ".join(redact(without_traceback(text), secrets).split())
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "…"
+
+
+def without_traceback(text: str) -> str:
+    """`text` without the Python traceback a server may append to its message (a frame's
+    `File "/its/path.py", line N, in f` and the source line under it, `Traceback (most
+    recent call last):`): the server's file paths are not the user's concern, and
+    llama-cpp-python's server puts one in every validation error it answers with 500."""
+    kept: list[str] = []
+    frame_indent: int | None = None  # the indentation of the frame line just dropped
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if frame_indent is not None and line.strip() and indent > frame_indent:
+            frame_indent = None
+            continue  # the frame's source line
+        frame_indent = None
+        if _TRACEBACK_HEADER.fullmatch(line.strip()):
+            continue
+        if _FRAME.fullmatch(line.strip()):
+            frame_indent = indent
+            continue
+        kept.append(_FRAME.sub("", line))  # a frame run into other text on one line
+    return "\n".join(kept)
 
 
 def post_json(url: httpx.URL, headers: httpx.Headers, body: dict[str, Any]) -> httpx.Request:

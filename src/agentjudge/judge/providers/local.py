@@ -105,10 +105,11 @@ class LocalJudge(OpenAICompatible):
     keeps_last_prompt = True
     # a long prompt on two busy cores takes minutes; a server that dies fails its calls at once
     min_timeout = CALL_TIMEOUT
-    # llama-cpp-python's server refuses `json_schema` (422): the negotiation settles on the
-    # schema attached to `json_object`, which it turns into a grammar. A small model is never
-    # left without one.
-    modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object_schema")
+    # Asked in its server's own shape from the first call: llama-cpp-python's server knows
+    # only `text` and `json_object` (a `json_schema` request is refused with HTTP 500), and
+    # turns the schema given beside `json_object` into a grammar (its README, "JSON Schema
+    # Mode"). The only mode: a small model is never left without its grammar.
+    modes: ClassVar[tuple[ResponseMode, ...]] = ("json_object_schema",)
 
     def __init__(
         self,
