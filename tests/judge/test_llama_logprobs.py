@@ -14,13 +14,7 @@ import pytest
 if find_spec("llama_cpp") is None and os.environ.get("AGENTJUDGE_LOCAL_JUDGE_TESTS") != "required":
     pytest.skip("the local extra is not installed", allow_module_level=True)
 
-from agentjudge.judge.providers import llama_logprobs
-from agentjudge.judge.providers.llama_logprobs import (
-    AlternativesLlama,
-    AlternativesRecorder,
-    ThreadChoice,
-    threads_for,
-)
+from agentjudge.judge.providers.llama_logprobs import AlternativesLlama, AlternativesRecorder
 
 WORDS = ["[", "true", "false", ",", "]", "<eot>"]
 END = WORDS.index("<eot>")
@@ -119,26 +113,3 @@ def test_the_figures_are_llama_cpp_pythons_own() -> None:
         assert had.keys() == wanted.keys()
         for token, logprob in wanted.items():
             assert had[token] == pytest.approx(logprob, abs=1e-4)
-
-
-def test_a_call_leaves_a_cpu_to_a_busy_neighbour() -> None:
-    assert threads_for(2, None) == 2  # nothing known: every CPU
-    assert threads_for(2, 0.2) == 2
-    assert threads_for(2, 0.5) == 1
-    assert threads_for(1, 3.0) == 1  # never none
-    assert threads_for(8, 1.7) == 7
-
-
-def test_the_neighbours_are_the_machines_busy_time_less_ours(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    samples = iter([(0.0, 0.0, 0.0), (10.0, 19.0, 15.0), (20.0, 33.0, 17.0), (20.0, 40.0, 18.0)])
-    monkeypatch.setattr(llama_logprobs, "_counts_our_cpus", lambda cpus: True)
-    monkeypatch.setattr(llama_logprobs, "_cpu_sample", lambda: next(samples))
-    choice = ThreadChoice(2)
-    assert choice.next() == 2  # 19 CPU s busy in 10 s, 15 of them ours: others took 0.4 CPU
-    assert choice.next() == 1  # 14 busy, 2 ours: 1.2
-    assert choice.next() == 2  # no time passed: every CPU
-    # where /proc/stat counts other CPUs than ours (a container's host), every CPU always
-    monkeypatch.setattr(llama_logprobs, "_counts_our_cpus", lambda cpus: False)
-    assert ThreadChoice(2).next() == 2

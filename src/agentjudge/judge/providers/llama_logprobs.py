@@ -11,20 +11,12 @@ alternatives of each generated position, and `Llama.sample` tells it the token i
 The answer carries them in the OpenAI chat shape that llama-cpp-python's own server writes,
 so the client is the same.
 
-Each call also gets its threads (`ThreadChoice`): all the CPUs, or one fewer while other
-processes are using at least half a CPU. llama.cpp's threads wait for each other after
-every step of a layer; with a neighbour on one of two cores, each step waits for the
-thread that neighbour displaced, and a call on two threads took 1.3-1.6 times as long as
-on one (a 385-token prompt, the other developers' tests running, load average 3-4).
-
 Run as `python -m agentjudge.judge.providers.llama_logprobs ARGS`, ARGS being
 `python -m llama_cpp.server`'s; only the server's child process imports this module.
 """
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,65 +79,6 @@ class AlternativesRecorder:
         return {"content": content, "refusal": None}
 
 
-# CPUs the other processes used on average since the last call, from which a call gets one
-# thread fewer than the machine's CPUs
-NEIGHBOUR_CPUS = 0.5
-
-
-def threads_for(cpus: int, others: float | None) -> int:
-    """A call's threads: `cpus`, or one fewer (at least 1) when other processes used
-    `others` >= NEIGHBOUR_CPUS CPUs on average since the last call (None: not known)."""
-    if others is not None and others >= NEIGHBOUR_CPUS:
-        return max(1, cpus - 1)
-    return cpus
-
-
-@dataclass(slots=True)
-class ThreadChoice:
-    """The threads of each call (`threads_for`), from what the machine's CPUs did since the
-    last one: /proc/stat's busy time less this process's own. Only where /proc/stat counts
-    the CPUs this server runs on, no more (Linux, and this process may use them all): in a
-    container it counts the host's, whose other tenants are not our neighbours."""
-
-    cpus: int
-    _last: tuple[float, float, float] | None = None  # wall, the machine's busy, our CPU s
-
-    def __post_init__(self) -> None:
-        self._last = _cpu_sample() if _counts_our_cpus(self.cpus) else None
-
-    def next(self) -> int:
-        """The threads for the call about to start."""
-        if self._last is None:
-            return self.cpus
-        now = _cpu_sample()
-        if now is None:
-            return self.cpus
-        last, self._last = self._last, now
-        wall = now[0] - last[0]
-        if wall <= 0:
-            return self.cpus
-        return threads_for(self.cpus, ((now[1] - last[1]) - (now[2] - last[2])) / wall)
-
-
-def _counts_our_cpus(cpus: int) -> bool:
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    return os.path.exists("/proc/stat") and cpus == usable == os.cpu_count()
-
-
-def _cpu_sample() -> tuple[float, float, float] | None:
-    """(monotonic seconds, CPU seconds the machine spent busy, CPU seconds of this
-    process), or None if /proc/stat cannot be read."""
-    try:
-        with open("/proc/stat") as stat:
-            fields = [int(x) for x in stat.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
-    own = os.times()
-    busy = (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # not guest time: in user
-    return time.monotonic(), busy, own.user + own.system
-
-
 # mypy does not read llama_cpp (see pyproject.toml), so Llama is Any to it
 class AlternativesLlama(llama_cpp.Llama):  # type: ignore[misc]
     """`llama_cpp.Llama` answering a chat request's `logprobs`/`top_logprobs` with the
@@ -154,15 +87,9 @@ class AlternativesLlama(llama_cpp.Llama):  # type: ignore[misc]
     `logits_all` for log-probabilities)."""
 
     _recorder: AlternativesRecorder | None = None
-    _threads: ThreadChoice | None = None
 
     def create_chat_completion(self, *args: Any, **kwargs: Any) -> Any:
-        """llama-cpp-python's chat completion, on the threads `ThreadChoice` gives it; with
-        `logprobs`, the recorded ones."""
-        if self._threads is None:
-            self._threads = ThreadChoice(self.n_threads_batch)
-        threads = self._threads.next()
-        self._ctx.set_n_threads(min(threads, self.n_threads), threads)
+        """llama-cpp-python's chat completion; with `logprobs`, the recorded ones."""
         if not kwargs.get("logprobs") or kwargs.get("stream"):
             return super().create_chat_completion(*args, **kwargs)
         if kwargs.get("logit_bias"):
