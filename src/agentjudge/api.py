@@ -78,11 +78,8 @@ def score_trajectories(
     judge_note = provider.note
     settings = JudgeSettings(
         config.concurrency_limit,
-        config.judge_timeout_seconds,
+        config.call_limits(),
         ca_bundle=config.judge_ca_bundle,
-        max_attempts=config.judge_max_attempts,
-        retry_budget=config.judge_retry_budget_seconds,
-        initial_backoff=config.judge_initial_backoff_seconds,
         max_requests=config.max_judge_requests,
         metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
     )

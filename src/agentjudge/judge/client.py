@@ -20,6 +20,7 @@ import httpx
 from opentelemetry.metrics import Meter
 
 from agentjudge.errors import JudgeError, ProtocolError
+from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
@@ -85,11 +86,12 @@ class JudgeClient:
 
     provider: Provider
     concurrency: int = 16
-    timeout: float = 60.0
-    max_attempts: int = 4  # failures a call may meet (rate limits are not failures)
-    retry_budget: float = 300.0  # seconds a call may spend waiting out rate limits
-    initial_backoff: float = 0.5
-    max_backoff: float = 30.0
+    # a bare client's limits are `score`'s (judge/defaults.py)
+    timeout: float = SCORE_CALLS.timeout
+    max_attempts: int = SCORE_CALLS.max_attempts
+    retry_budget: float = SCORE_CALLS.retry_budget
+    initial_backoff: float = SCORE_CALLS.initial_backoff
+    max_backoff: float = SCORE_CALLS.max_backoff
     max_requests: int | None = None
     transport: httpx.AsyncBaseTransport | None = None
     store: VerdictStore | None = None

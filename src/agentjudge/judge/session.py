@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from opentelemetry.metrics import Meter
 
 from agentjudge.judge.client import JudgeClient
+from agentjudge.judge.defaults import CallLimits
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.running import run_judging
 from agentjudge.judge.store import VerdictStore, default_store_path
@@ -33,14 +34,11 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class JudgeSettings:
     """What a job asks of its judge's client, before the provider has its say (see
-    `JudgeSession.client`). What a job leaves unset is the client's own default."""
+    `JudgeSession.client`)."""
 
     concurrency: int
-    timeout: float  # seconds one attempt of one call may take
+    calls: CallLimits  # the command's (judge/defaults.py), as its flags set them
     ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
-    max_attempts: int = JudgeClient.max_attempts
-    retry_budget: float = JudgeClient.retry_budget
-    initial_backoff: float = JudgeClient.initial_backoff
     max_requests: int | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
 
@@ -82,7 +80,8 @@ class JudgeSession:
         and at least the time a call to it needs (the embedded judge's, on this machine's
         CPU). Its calls read and write the session's verdict store."""
         settings = self.settings
-        concurrency, timeout = settings.concurrency, settings.timeout
+        calls = settings.calls
+        concurrency, timeout = settings.concurrency, calls.timeout
         if provider.max_concurrency is not None:
             concurrency = min(concurrency, provider.max_concurrency)
         if provider.min_timeout is not None:
@@ -91,9 +90,10 @@ class JudgeSession:
             provider,
             concurrency=concurrency,
             timeout=timeout,
-            max_attempts=settings.max_attempts,
-            retry_budget=settings.retry_budget,
-            initial_backoff=settings.initial_backoff,
+            max_attempts=calls.max_attempts,
+            retry_budget=calls.retry_budget,
+            initial_backoff=calls.initial_backoff,
+            max_backoff=calls.max_backoff,
             max_requests=settings.max_requests,
             store=self.store,
             meter=meter,
