@@ -56,7 +56,7 @@ def judge_one_then_break(session: JudgeSession, url: str) -> None:
     """A job that gets one verdict, then fails."""
     with session:
         client = session.client(OpenAICompatible(url, "judge"))
-        assert client.store is session.store
+        assert client.store is session.verdicts is not None
 
         async def job() -> None:
             async with session.serving(client):

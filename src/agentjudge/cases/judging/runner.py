@@ -153,7 +153,7 @@ class _Job:
             client = session.client(provider)
             # an embedded judge's server, or the project's judge model, lives this long
             async with session.serving(client):
-                stored = all(client.stored(r) for _, r in self.judge_items)
+                stored = all(session.stored(provider, r) for _, r in self.judge_items)
                 if provider.preflight and not stored:
                     await _preflight(client)
                 custom = asyncio.ensure_future(run_custom(self.custom_items, root, process, env))
