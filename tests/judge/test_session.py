@@ -14,6 +14,7 @@ from agentjudge.judge.defaults import SCORE_CALLS, CallLimits
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.session import JudgeSession, JudgeSettings
 from agentjudge.judge.store import VerdictStore
+from agentjudge.judge.verdict import Verdict
 from agentjudge.testing import JudgeServer, Script
 from tests.judge.resume_worker import item_request
 from tests.judge.test_store import damaged_store
@@ -86,3 +87,18 @@ def test_a_damaged_store_is_said_once_opened(tmp_path: Path) -> None:
     assert len(notes) == 1
     assert notes[0].startswith(f"verdict store {path} was damaged")
     assert client.on_note == notes.append  # the client's notes go the same way
+
+
+def test_a_session_that_only_looks_up_makes_no_store(tmp_path: Path) -> None:
+    path = tmp_path / "v.sqlite"
+    provider = OpenAICompatible("http://127.0.0.1:9/v1", "judge")
+    request = item_request(1)
+    with JudgeSession(JudgeSettings(1, SCORE_CALLS), True, path, create_store=False) as session:
+        assert (session.store, session.stored(provider, request)) == (None, False)
+    assert not path.exists()
+    store = VerdictStore(path)  # a verdict kept by an earlier run
+    store.put(request.key(provider.identity), Verdict(1.0), 1, 1)
+    store.close()
+    with JudgeSession(JudgeSettings(1, SCORE_CALLS), True, path, create_store=False) as session:
+        assert session.stored(provider, request)
+        assert not session.stored(provider, item_request(2))
