@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,8 @@ from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
 from agentjudge.judge.providers import Provider
-from agentjudge.judge.request import JudgeRequest
-from agentjudge.judge.session import JudgeSession, JudgeSettings
-from agentjudge.judge.store import VerdictStore, default_store_path
+from agentjudge.judge.session import JudgeSession
+from agentjudge.judge.store import default_store_path
 from agentjudge.judge.telemetry import exporting
 from agentjudge.report.results import results_document
 from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests
@@ -25,7 +25,7 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
 from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan
 from agentjudge.scoring.job import ScoringJob, load_roots
-from agentjudge.scoring.judge_provider import judge_provider
+from agentjudge.scoring.judge_provider import judge_provider, judge_settings
 from agentjudge.scoring.scored import JobResult
 
 # (roots, steps to judge, the job) -> a callback taking the steps judged so far
@@ -76,16 +76,8 @@ def score_trajectories(
     criteria = job_criteria(config)
     provider = judge_provider(config, api_key)
     judge_note = provider.note
-    settings = JudgeSettings(
-        config.concurrency_limit,
-        config.judge_timeout_seconds,
-        ca_bundle=config.judge_ca_bundle,
-        max_attempts=config.judge_max_attempts,
-        retry_budget=config.judge_retry_budget_seconds,
-        initial_backoff=config.judge_initial_backoff_seconds,
-        max_requests=config.max_judge_requests,
-        metric_labels={"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})},
-    )
+    labels = {"atif.scoring_mode": config.scoring_mode, **(metric_labels or {})}
+    settings = judge_settings(config, config.concurrency_limit, labels)
     # loaded before the verdict store is opened: a store that is a subagent's file is
     # refused by `check_reached_files`, not opened
     roots = load_roots(config)
@@ -101,7 +93,8 @@ def score_trajectories(
         client = session.client(provider, meter)
         job = ScoringJob(config, criteria, client)
         if config.max_input_tokens is not None or config.max_judge_requests is not None:
-            figures = estimate_plan(roots, config, criteria, client.stored, *counter(provider))
+            stored = partial(session.stored, provider)
+            figures = estimate_plan(roots, config, criteria, stored, *counter(provider))
             check_budgets(config, figures)
         if progress is not None:
             job.on_step = progress(roots, job.steps_to_judge(roots), client)
@@ -206,18 +199,12 @@ def plan_trajectories(config: ScoreConfig, api_key: str | None = None) -> PlanFi
     store (when it exists: a dry run creates none)."""
     criteria = job_criteria(config)
     provider = judge_provider(config, api_key)
-    path = Path(config.cache_path or default_store_path())
-    store = VerdictStore(path) if config.cache and path.exists() else None
-    try:
-        roots = load_roots(config)
-
-        def stored(request: JudgeRequest) -> bool:
-            return store is not None and store.has(request.key(provider.identity))
-
+    roots = load_roots(config)
+    settings = judge_settings(config, config.concurrency_limit)
+    # the store's look-ups only: one that does not exist yet is not made
+    with JudgeSession(settings, config.cache, config.cache_path, create_store=False) as session:
+        stored = partial(session.stored, provider)
         return estimate_plan(roots, config, criteria, stored, *counter(provider))
-    finally:
-        if store is not None:
-            store.close()
 
 
 def counter(provider: Provider) -> tuple[TokenCounter, str] | tuple[()]:

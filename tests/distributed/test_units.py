@@ -13,6 +13,7 @@ import pytest
 
 from agentjudge.cli.score import bare_ray_flag
 from agentjudge.distributed import worker
+from agentjudge.distributed.desk import Batch
 from agentjudge.distributed.driver import free_lane
 from agentjudge.distributed.node_judges import Lane
 from agentjudge.distributed.units import (
@@ -23,7 +24,7 @@ from agentjudge.distributed.units import (
     steps_judged,
     unit_count,
 )
-from agentjudge.distributed.worker import Batch, ProgressReport
+from agentjudge.distributed.worker import ProgressReport
 from agentjudge.errors import UsageError
 from agentjudge.scoring.config import ScoreConfig, load_config
 from tests.atif.docs import doc, write

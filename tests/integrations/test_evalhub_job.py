@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from agentjudge.errors import UsageError
+from agentjudge.judge.defaults import SCORE_CALLS
 from tests.conftest import REPO
 
 with warnings.catch_warnings():  # eval-hub-sdk still uses pydantic's class-based config
@@ -63,6 +64,11 @@ def spec(parameters: dict[str, Any]) -> JobSpec:
         parameters=parameters,
         callback_url="http://127.0.0.1:9",
     )
+
+
+def test_a_job_calls_its_judge_as_score_does(tmp_path: Path) -> None:
+    # the contrib provider's 30 s and 3 attempts, said once, in judge/defaults.py
+    assert job_config(spec({}), tmp_path).call_limits() == SCORE_CALLS
 
 
 @pytest.mark.parametrize("provider", ["atif.yaml", "agentjudge.yaml"])

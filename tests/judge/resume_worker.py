@@ -15,6 +15,7 @@ from agentjudge.judge import JudgeClient, JudgeRequest
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.request import Message
 from agentjudge.judge.store import VerdictStore
+from agentjudge.judge.store_commits import LocalVerdicts
 
 
 def item_request(index: int) -> JudgeRequest:
@@ -23,7 +24,8 @@ def item_request(index: int) -> JudgeRequest:
 
 async def run(url: str, store_path: str, count: int) -> dict[str, float | None]:
     store = VerdictStore(store_path)
-    async with JudgeClient(OpenAICompatible(url, "judge"), concurrency=4, store=store) as client:
+    kept = LocalVerdicts(store)
+    async with JudgeClient(OpenAICompatible(url, "judge"), concurrency=4, store=kept) as client:
         outcomes = await asyncio.gather(*(client.judge(item_request(i)) for i in range(count)))
     return {str(i): o.verdict.score if o.verdict else None for i, o in enumerate(outcomes)}
 

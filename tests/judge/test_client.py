@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.providers import FakeJudge, OpenAICompatible
 from agentjudge.judge.request import Message
 from agentjudge.testing import JudgeServer, Script
@@ -119,8 +120,13 @@ def test_an_empty_200_is_a_failed_call_retried_like_a_5xx(server: JudgeServer) -
     server.script = Script(malformed="empty")
     (outcome,), client = judge_all(server, ["a [[score=0.9]]"])
     assert (outcome.verdict, outcome.error, outcome.protocol) == (None, "empty_body", False)
-    # every attempt of the default budget (4), none counted as an HTTP success
-    assert (client.stats.calls, client.stats.successes, client.stats.errors) == (4, 0, 4)
+    # every attempt of the default budget, none counted as an HTTP success
+    attempts = SCORE_CALLS.max_attempts
+    assert (client.stats.calls, client.stats.successes, client.stats.errors) == (
+        attempts,
+        0,
+        attempts,
+    )
 
 
 def test_capacity_429s_with_retry_after_lose_nothing(server: JudgeServer) -> None:

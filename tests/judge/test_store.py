@@ -17,6 +17,7 @@ from agentjudge.errors import UsageError
 from agentjudge.judge import JudgeClient, JudgeOutcome
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.store import StoredVerdict, VerdictStore
+from agentjudge.judge.store_commits import LocalVerdicts
 from agentjudge.judge.verdict import Verdict
 from agentjudge.testing import JudgeServer, Script
 from tests.conftest import REPO
@@ -29,7 +30,8 @@ def run_items(
     url: str, store: VerdictStore | None, count: int
 ) -> tuple[list[JudgeOutcome], JudgeClient]:
     async def go() -> tuple[list[JudgeOutcome], JudgeClient]:
-        client = JudgeClient(OpenAICompatible(url, "judge"), store=store)
+        kept = LocalVerdicts(store) if store is not None else None
+        client = JudgeClient(OpenAICompatible(url, "judge"), store=kept)
         async with client:
             outcomes = await asyncio.gather(*(client.judge(item_request(i)) for i in range(count)))
         return list(outcomes), client
@@ -262,7 +264,7 @@ def test_the_client_commits_each_verdict_before_returning_it(tmp_path: Path) -> 
             super().flush()
 
     async def go(url: str) -> None:
-        client = JudgeClient(OpenAICompatible(url, "judge"), store=Counting(path))
+        client = JudgeClient(OpenAICompatible(url, "judge"), store=LocalVerdicts(Counting(path)))
 
         async def one(i: int) -> None:
             request = item_request(i)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from agentjudge.cases.loading import DEFAULT_CONFIG, RESULTS_DIR
+from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.secrets import API_KEY_ENV
 
 
@@ -120,14 +121,22 @@ PartialResultPolicy = Annotated[
     _opt("--partial-result-policy", "fail_fast | skip_failed_trajectory [fail_fast]."),
 ]
 ConcurrencyLimit = Annotated[int | None, _opt("--concurrency-limit", "Judge calls in flight [16].")]
-JudgeTimeoutSeconds = Annotated[float | None, _opt("--judge-timeout-seconds", "Per call [30].")]
+JudgeTimeoutSeconds = Annotated[
+    float | None, _opt("--judge-timeout-seconds", f"Per call [{SCORE_CALLS.timeout:g}].")
+]
 JudgeMaxAttempts = Annotated[
     int | None,
-    _opt("--judge-max-attempts", "Failures a call may meet (5xx, drops, timeouts) [3]."),
+    _opt(
+        "--judge-max-attempts",
+        f"Failures a call may meet (5xx, drops, timeouts) [{SCORE_CALLS.max_attempts}].",
+    ),
 ]
 JudgeRetryBudgetSeconds = Annotated[
     float | None,
-    _opt("--judge-retry-budget-seconds", "Time a call may wait out rate limits [300]."),
+    _opt(
+        "--judge-retry-budget-seconds",
+        f"Time a call may wait out rate limits [{SCORE_CALLS.retry_budget:g}].",
+    ),
 ]
 JudgeRetryRoundPauseSeconds = Annotated[
     float | None,
@@ -137,7 +146,7 @@ JudgeRetryRoundPauseSeconds = Annotated[
     ),
 ]
 JudgeInitialBackoffSeconds = Annotated[
-    float | None, _opt("--judge-initial-backoff-seconds", "[0.5].")
+    float | None, _opt("--judge-initial-backoff-seconds", f"[{SCORE_CALLS.initial_backoff:g}].")
 ]
 MaxJudgeRequests = Annotated[
     int | None,

@@ -74,7 +74,6 @@ def run_on_ray(
             .options(num_cpus=0, scheduling_strategy=placement)
             .remote(str(store_path) if store_path is not None else None)
         )
-        store_desk = desk if store_path is not None else None
         if config.judge == "local":
             lanes, node_judges = start_node_judges(ray)
             spread = Slots(len(lanes), 1)
@@ -100,8 +99,9 @@ def run_on_ray(
                     spread.share,
                     api_key,
                     lane.judge,
+                    str(store_path) if store_path is not None else None,
                 )
-                pending[placed(ray, task, lane).remote(work, store_desk, desk)] = (unit, lane)
+                pending[placed(ray, task, lane).remote(work, desk)] = (unit, lane)
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
             for ref in ready:
                 unit, _lane = pending.pop(ref)

@@ -1,10 +1,10 @@
 """The judge client: the one place that owns retries, backoff, concurrency, caps and accounting.
 
 Each has its own module: the retry policy (`judge/retry.py`), the concurrency limit
-(`judge/limiter.py`), the counters (`judge/stats.py`) and the batched commits of the verdict
-store (`judge/store_commits.py`). Providers only build requests and read responses. One
-httpx transport (one connection pool) serves every call; tests inject their own
-(`httpx.MockTransport`).
+(`judge/limiter.py`), the counters (`judge/stats.py`); its verdicts are looked up and kept
+here, in a `Verdicts` (`judge/store.py`: the local store, or a Ray worker's desk).
+Providers only build requests and read responses. One httpx transport (one connection
+pool) serves every call; tests inject their own (`httpx.MockTransport`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import httpx
 from opentelemetry.metrics import Meter
 
 from agentjudge.errors import JudgeError, ProtocolError
+from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
 from agentjudge.judge.secrets import redact
 from agentjudge.judge.stats import ClientStats
-from agentjudge.judge.store import VerdictStore
-from agentjudge.judge.store_commits import StoreCommits
+from agentjudge.judge.store import Verdicts
 from agentjudge.judge.telemetry import JudgeMetrics, Measures, RecordedMetrics
 from agentjudge.judge.transport import AiohttpTransport, TLSProblem, tls_context
 from agentjudge.judge.verdict import Verdict, without_secrets
@@ -85,14 +85,15 @@ class JudgeClient:
 
     provider: Provider
     concurrency: int = 16
-    timeout: float = 60.0
-    max_attempts: int = 4  # failures a call may meet (rate limits are not failures)
-    retry_budget: float = 300.0  # seconds a call may spend waiting out rate limits
-    initial_backoff: float = 0.5
-    max_backoff: float = 30.0
+    # a bare client's limits are `score`'s (judge/defaults.py)
+    timeout: float = SCORE_CALLS.timeout
+    max_attempts: int = SCORE_CALLS.max_attempts
+    retry_budget: float = SCORE_CALLS.retry_budget
+    initial_backoff: float = SCORE_CALLS.initial_backoff
+    max_backoff: float = SCORE_CALLS.max_backoff
     max_requests: int | None = None
     transport: httpx.AsyncBaseTransport | None = None
-    store: VerdictStore | None = None
+    store: Verdicts | None = None  # where verdicts are looked up and kept
     meter: Meter | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
     # where calls are measured instead of `meter` (a Ray worker's client records them)
@@ -127,7 +128,6 @@ class JudgeClient:
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
         self._secrets = self.provider.secrets
         self._next_wait_note = 0.0
-        self._commits = StoreCommits()
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -137,10 +137,6 @@ class JudgeClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-    def stored(self, request: JudgeRequest) -> bool:
-        """Whether the verdict store already holds the answer to `request`."""
-        return self.store is not None and self.store.has(self.key(request))
 
     def add_measured(self, measured: RecordedMetrics) -> None:
         """Calls measured by another client (a Ray worker's) added to this client's
@@ -158,16 +154,15 @@ class JudgeClient:
         same time share one call."""
         key = self.key(request)
         if self.store is not None:
-            unreadable = self.store.unreadable
-            stored = self.store.get(key)
-            if stored is not None and request.accepts(stored[0]):
+            found = await self.store.get(key)
+            if isinstance(found, tuple) and request.accepts(found[0]):
                 self.stats.store_hits += 1
                 self.stats.verdicts += 1
-                verdict, tokens_in, tokens_out = stored
+                verdict, tokens_in, tokens_out = found
                 # a store written before verdicts were redacted may hold a key
                 verdict = without_secrets(verdict, self._secrets)
                 return JudgeOutcome(verdict, None, tokens_in, tokens_out, from_store=True)
-            if stored is not None or self.store.unreadable != unreadable:
+            if found is not None:
                 self._store_rejected(self.store)
         pending = self._in_flight.get(key)
         if pending is not None:
@@ -181,10 +176,9 @@ class JudgeClient:
             if outcome.verdict is not None:
                 self.stats.verdicts += 1
                 if self.store is not None:
-                    self.store.put(
-                        key, outcome.verdict, outcome.input_tokens, outcome.output_tokens
-                    )
-                    await self._commits.wait(self.store)
+                    kept = (outcome.verdict, outcome.input_tokens, outcome.output_tokens)
+                    self.store.put(key, kept)
+                    await self.store.flush()
             future.set_result(outcome)
             return outcome
         except BaseException as exc:
@@ -343,11 +337,11 @@ class JudgeClient:
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
         return answer
 
-    def _store_rejected(self, store: VerdictStore) -> None:
+    def _store_rejected(self, store: Verdicts) -> None:
         self.stats.store_rejected += 1
         if self.stats.store_rejected == 1:  # said once; the results count them all
             self._say(
-                f"verdict store {store.path}: a stored verdict could not be used (unreadable, "
+                f"verdict store {store.where}: a stored verdict could not be used (unreadable, "
                 "or not an answer the judge could give): it is judged again, as is every "
                 "other such one (counted in the results as judge.store_rejected)"
             )

@@ -1,8 +1,9 @@
-"""A job's judge session: the one place that opens the verdict store, fits the client to
-its provider, holds the provider serving, runs the job's event loop, and closes the store.
+"""A job's judge session: the one place that opens the verdict store, builds every judge
+client and fits it to its provider, holds the provider serving, runs the job's event loop,
+and closes the store.
 
-`agentjudge score` (and the eval-hub adapter through it) and `agentjudge grade` both judge
-through a session:
+`agentjudge score` (its dry run, the eval-hub adapter through it, each of its Ray workers)
+and `agentjudge grade` all judge through a session:
 
     with JudgeSession(settings, use_store, store_path, on_note) as session:
         client = session.client(provider)          # before the loop, or inside it
@@ -23,9 +24,13 @@ from typing import Any, TypeVar
 from opentelemetry.metrics import Meter
 
 from agentjudge.judge.client import JudgeClient
+from agentjudge.judge.defaults import CallLimits
 from agentjudge.judge.providers import Provider
+from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.running import run_judging
-from agentjudge.judge.store import VerdictStore, default_store_path
+from agentjudge.judge.store import Verdicts, VerdictStore, default_store_path
+from agentjudge.judge.store_commits import LocalVerdicts
+from agentjudge.judge.telemetry import Measures
 
 T = TypeVar("T")
 
@@ -33,14 +38,11 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class JudgeSettings:
     """What a job asks of its judge's client, before the provider has its say (see
-    `JudgeSession.client`). What a job leaves unset is the client's own default."""
+    `JudgeSession.client`)."""
 
     concurrency: int
-    timeout: float  # seconds one attempt of one call may take
+    calls: CallLimits  # the command's (judge/defaults.py), as its flags set them
     ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
-    max_attempts: int = JudgeClient.max_attempts
-    retry_budget: float = JudgeClient.retry_budget
-    initial_backoff: float = JudgeClient.initial_backoff
     max_requests: int | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
 
@@ -49,7 +51,9 @@ class JudgeSession:
     """A job's judge from start to end (a context manager): the verdict store, when
     `use_store`, is opened on entry (at `store_path`, else the default path; a damaged one
     set aside is said to `on_note`) and closed on the way out, also on an error, so a killed
-    or failed job keeps every verdict it got."""
+    or failed job keeps every verdict it got. Without `create_store` (a dry run's look-ups)
+    a store that does not exist yet is not made. A Ray worker's clients keep their verdicts
+    in `verdicts` instead (the driver's desk), and the session opens no store."""
 
     def __init__(
         self,
@@ -58,31 +62,46 @@ class JudgeSession:
         store_path: str | Path | None = None,
         on_note: Callable[[str], None] | None = None,
         on_wait: Callable[[str], None] | None = None,
+        *,
+        create_store: bool = True,
+        verdicts: Verdicts | None = None,
     ) -> None:
         self.settings = settings
-        self.use_store = use_store
-        self.store_path = store_path
+        self.use_store = use_store and verdicts is None
+        self.store_path = Path(store_path or default_store_path())
+        self.create_store = create_store
         self.on_note = on_note
         self.on_wait = on_wait  # what calls wait for while rate-limited (JudgeClient.on_wait)
         self.store: VerdictStore | None = None
+        self.verdicts = verdicts  # where the clients' verdicts are looked up and kept
 
     def __enter__(self) -> JudgeSession:
-        if self.use_store:
+        if self.use_store and (self.create_store or self.store_path.exists()):
             # told of a damaged store set aside, found so at opening or later in the run
-            self.store = VerdictStore(self.store_path or default_store_path(), self.on_note)
+            self.store = VerdictStore(self.store_path, self.on_note)
+            self.verdicts = LocalVerdicts(self.store)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.store is not None:
             self.store.close()
 
-    def client(self, provider: Provider, meter: Meter | None = None) -> JudgeClient:
+    def stored(self, provider: Provider, request: JudgeRequest) -> bool:
+        """Whether the session's verdict store already holds `provider`'s answer to
+        `request` (without reading it)."""
+        return self.store is not None and self.store.has(request.key(provider.identity))
+
+    def client(
+        self, provider: Provider, meter: Meter | None = None, measures: Measures | None = None
+    ) -> JudgeClient:
         """A client of `provider` with the job's settings, fitted to what the provider can
         take: no more calls at once than its server usefully takes (more would only queue),
         and at least the time a call to it needs (the embedded judge's, on this machine's
-        CPU). Its calls read and write the session's verdict store."""
+        CPU). Its calls read and write the session's verdicts; they are measured by `meter`,
+        or recorded in `measures` (a Ray worker's, sent to its driver)."""
         settings = self.settings
-        concurrency, timeout = settings.concurrency, settings.timeout
+        calls = settings.calls
+        concurrency, timeout = settings.concurrency, calls.timeout
         if provider.max_concurrency is not None:
             concurrency = min(concurrency, provider.max_concurrency)
         if provider.min_timeout is not None:
@@ -91,12 +110,14 @@ class JudgeSession:
             provider,
             concurrency=concurrency,
             timeout=timeout,
-            max_attempts=settings.max_attempts,
-            retry_budget=settings.retry_budget,
-            initial_backoff=settings.initial_backoff,
+            max_attempts=calls.max_attempts,
+            retry_budget=calls.retry_budget,
+            initial_backoff=calls.initial_backoff,
+            max_backoff=calls.max_backoff,
             max_requests=settings.max_requests,
-            store=self.store,
+            store=self.verdicts,
             meter=meter,
+            measures=measures,
             metric_labels=settings.metric_labels,
             ca_bundle=settings.ca_bundle,
             on_note=self.on_note,

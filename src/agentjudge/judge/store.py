@@ -7,6 +7,10 @@ stored: an error is tried again next time.
 `put` only holds a verdict; `flush` commits everything held in one transaction. The judge
 client commits the verdicts of the calls that return within 20 ms of each other together
 (`judge/store_commits.py`), and hands no verdict back before it is committed.
+
+A client keeps its verdicts through `Verdicts`: this store on the same machine
+(`store_commits.LocalVerdicts`), or, in a Ray worker, the driver's desk that holds it open
+(`distributed/desk.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -29,6 +33,33 @@ from agentjudge.judge.stats import ClientStats
 from agentjudge.judge.verdict import Verdict
 
 T = TypeVar("T")
+
+Stored = tuple[Verdict, int, int]  # a verdict and its input and output tokens
+# what `Verdicts.get` finds under a key whose record cannot be read back (it is judged again)
+UNREADABLE: Final = "unreadable"
+Found = Stored | Literal["unreadable"] | None
+
+
+class Verdicts(Protocol):
+    """Where a judge client keeps its verdicts: looked up before each call, each verdict the
+    judge gives put and flushed before the call hands it back (so a killed job loses none
+    it reported)."""
+
+    where: str  # the store as the console names it
+
+    async def get(self, key: str) -> Found:
+        """The verdict held or kept under `key`, `UNREADABLE`, or None."""
+        ...
+
+    def put(self, key: str, stored: Stored) -> None:
+        """Hold a verdict until a flush (`get` sees it at once)."""
+        ...
+
+    async def flush(self) -> None:
+        """Return once every verdict put so far is kept (a flush may be shared by the
+        calls that end close together)."""
+        ...
+
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 OPEN_PATIENCE = 30.0  # seconds to wait for other runs opening the same store
@@ -221,7 +252,7 @@ class VerdictStore:
             f"as {self.set_aside.name}; a new one is begun, so its verdicts are judged again"
         )
 
-    def get(self, key: str) -> tuple[Verdict, int, int] | None:
+    def get(self, key: str) -> Stored | None:
         """The verdict and its token counts, or None (none stored, or one that cannot be
         read back: not JSON, another format version; counted in `unreadable`)."""
         text = self._held.get(key)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -23,6 +24,7 @@ from pydantic import (
 from agentjudge.atif import Limits
 from agentjudge.errors import UsageError
 from agentjudge.files import read_text_capped
+from agentjudge.judge.defaults import SCORE_CALLS, CallLimits
 from agentjudge.judge.samples import MAX_SAMPLES
 from agentjudge.nesting import load_yaml
 from agentjudge.scoring.aggregate import AggregationMode
@@ -66,12 +68,13 @@ class ScoreConfig(BaseModel):
     # root trees scored at once (an eval-hub job's `concurrency_limit`); None: no bound
     # but the steps planned ahead (see scoring/step_budget.py)
     trajectory_concurrency_limit: Positive | None = None
-    judge_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
-    judge_max_attempts: Positive = 3  # failures a call may meet; rate limits are not ones
-    judge_retry_budget_seconds: Annotated[float, Field(ge=0)] = 300.0  # waiting out 429s
+    # a judge call's limits: judge/defaults.py, where every command's are
+    judge_timeout_seconds: Annotated[float, Field(gt=0)] = SCORE_CALLS.timeout
+    judge_max_attempts: Positive = SCORE_CALLS.max_attempts  # rate limits spend none
+    judge_retry_budget_seconds: Annotated[float, Field(ge=0)] = SCORE_CALLS.retry_budget
     # a step whose calls ran out of retries is judged once more, this long after the rest
     judge_retry_round_pause_seconds: Annotated[float, Field(ge=0)] = 5.0
-    judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = 0.5
+    judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = SCORE_CALLS.initial_backoff
     max_judge_requests: Positive | None = None
     max_input_tokens: Positive | None = None  # of the planned calls, checked before the first
     max_file_bytes: Positive = _LIMITS.max_file_bytes
@@ -126,6 +129,16 @@ class ScoreConfig(BaseModel):
             self.max_trajectory_files,
             self.max_steps_per_trajectory,
             self.max_total_steps,
+        )
+
+    def call_limits(self) -> CallLimits:
+        """What one judge call may take, as this job sets it (`score`'s defaults otherwise)."""
+        return replace(
+            SCORE_CALLS,
+            timeout=self.judge_timeout_seconds,
+            max_attempts=self.judge_max_attempts,
+            retry_budget=self.judge_retry_budget_seconds,
+            initial_backoff=self.judge_initial_backoff_seconds,
         )
 
 

@@ -1,10 +1,11 @@
-"""The judge a scoring job's configuration names: built by the driver (api.py) and by each
-Ray worker (distributed/worker.py) from the same function."""
+"""The judge a scoring job's configuration names, and what it asks of its client: built by
+the driver (api.py) and by each Ray worker (distributed/worker.py) from the same functions."""
 
 from __future__ import annotations
 
 from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
 from agentjudge.judge.secrets import load_api_key
+from agentjudge.judge.session import JudgeSettings
 from agentjudge.scoring.config import ScoreConfig
 
 
@@ -22,3 +23,18 @@ def judge_provider(config: ScoreConfig, api_key: str | None = None) -> Provider:
         config.judge_reasoning_effort,
     )
     return build_provider(spec)
+
+
+def judge_settings(
+    config: ScoreConfig, concurrency: int, metric_labels: dict[str, str] | None = None
+) -> JudgeSettings:
+    """What a scoring job asks of its judge's client: `concurrency` calls at once (the
+    job's `concurrency_limit`, or a Ray unit's share of it) and the call limits `config`
+    sets."""
+    return JudgeSettings(
+        concurrency,
+        config.call_limits(),
+        ca_bundle=config.judge_ca_bundle,
+        max_requests=config.max_judge_requests,
+        metric_labels=metric_labels or {},
+    )

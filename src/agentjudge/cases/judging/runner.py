@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,12 +27,13 @@ from agentjudge.cases.judging.judge_calls import (
 from agentjudge.cases.judging.metric_result import MetricResult
 from agentjudge.cases.loading import agent_package
 from agentjudge.errors import JudgeError, UsageError
+from agentjudge.judge.defaults import GRADE_CALLS
 from agentjudge.judge.request import JudgeRequest
 
 if TYPE_CHECKING:
     from agentjudge.judge.client import JudgeClient
     from agentjudge.judge.providers.base import Provider
-    from agentjudge.judge.session import JudgeSession
+    from agentjudge.judge.session import JudgeSession, JudgeSettings
     from agentjudge.judge.stats import ClientStats
 
 
@@ -49,7 +50,7 @@ def run_metrics(
     """Run every `(item id, request)` and custom metric item; an unusable judge, or a
     project judge with no environment to run in, is a usage error before the first call."""
     # the judge client (aiohttp, OpenTelemetry) loads only for runs that call a judge
-    from agentjudge.judge.session import JudgeSession, JudgeSettings
+    from agentjudge.judge.session import JudgeSession
     from agentjudge.projectenv.process import project_command
 
     # a provider agentjudge does not speak is the project's own get_judge_model()
@@ -64,7 +65,7 @@ def run_metrics(
             "a provider agentjudge calls (openai-compatible, openai, anthropic, gemini, azure)"
         )
     job = _Job(judge, judge_items, custom_items, root, command, own_judge, provider, _env(judge))
-    settings = JudgeSettings(options.concurrency, options.call_timeout, ca_bundle=options.ca_bundle)
+    settings = judge_settings(options)
     use_store = bool(judge_items) and options.use_store and not is_fake(judge.provider)
     waits = None if options.quiet else note
     session = JudgeSession(settings, use_store, options.store_path, note, waits)
@@ -75,6 +76,15 @@ def run_metrics(
     # the fake judge has its own run warning (and `fake_model`); others may carry a note
     judge_note = None if is_fake(used.name) else used.note
     return Judged(results, JudgeIdentity(used.name, used.model), stats, judge_note)
+
+
+def judge_settings(options: JudgingOptions) -> JudgeSettings:
+    """What a grading run asks of its judge's client: `grade`'s call limits, with the call
+    timeout its flag sets."""
+    from agentjudge.judge.session import JudgeSettings
+
+    calls = replace(GRADE_CALLS, timeout=options.call_timeout)
+    return JudgeSettings(options.concurrency, calls, ca_bundle=options.ca_bundle)
 
 
 def _env(judge: JudgeIdentity) -> dict[str, str]:
@@ -143,7 +153,7 @@ class _Job:
             client = session.client(provider)
             # an embedded judge's server, or the project's judge model, lives this long
             async with session.serving(client):
-                stored = all(client.stored(r) for _, r in self.judge_items)
+                stored = all(session.stored(provider, r) for _, r in self.judge_items)
                 if provider.preflight and not stored:
                     await _preflight(client)
                 custom = asyncio.ensure_future(run_custom(self.custom_items, root, process, env))

@@ -18,6 +18,7 @@ from dotenv import dotenv_values
 
 from agentjudge.errors import UsageError
 from agentjudge.files import read_text_capped
+from agentjudge.judge.defaults import GRADE_CALLS
 from agentjudge.nesting import load_yaml
 
 MANIFEST = "graph-agents-cli-manifest.yaml"
@@ -28,7 +29,7 @@ TRACES_DIR = "artifacts/traces"
 RESULTS_DIR = "artifacts/grade_results"
 ARTIFACTS_DIR = "artifacts"
 DEFAULT_JUDGE_TIMEOUT = 600.0  # seconds for the whole judging phase, as graph-agents-cli
-DEFAULT_JUDGE_CALL_TIMEOUT = 120.0  # seconds for one attempt of one judge call
+DEFAULT_JUDGE_CALL_TIMEOUT = GRADE_CALLS.timeout  # seconds for one attempt of one judge call
 
 # Only these prefixes of the process environment matter to grading (graph-agents-cli's own,
 # and the judge providers' keys and URLs); the rest is ignored so that nothing unrelated (or
