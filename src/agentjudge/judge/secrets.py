@@ -25,6 +25,9 @@ _KEY_LIKE = re.compile(
     r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/\-]{8,}=*"
 )
 
+# names of environment variables that hold credentials, as providers and scaffolds name them
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+
 
 def load_api_key(
     key_file: Path | str | None = None,
@@ -84,6 +87,15 @@ def endpoint_secrets(url: str) -> list[str]:
         found += [password, unquote(password)] if password else []
     found += [v for k, v in parse_qsl(parts.query) if k.lower() not in _SHOWN_QUERY]
     return found
+
+
+def env_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The values in `env` (a project's `.env` under the environment) whose names say they
+    are credentials (`*_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`...): a project's judge
+    runs with them, so its errors may echo any of them."""
+    return tuple(
+        value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= 4
+    )
 
 
 def redact_secrets(text: str, secrets: Iterable[str]) -> str:

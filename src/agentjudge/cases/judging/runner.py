@@ -133,6 +133,7 @@ class _Job:
         """The results, the judge's counters and the provider that judged (both None when
         no judge was called), with the project's process running while they need it."""
         from agentjudge.judge.providers.project import ProjectJudge
+        from agentjudge.judge.secrets import env_secrets
         from agentjudge.projectenv.process import ProjectProcess, project_environ
 
         root, env = self.root, self.judge_env
@@ -146,7 +147,12 @@ class _Job:
             if self.own_judge:
                 assert process is not None
                 provider = ProjectJudge(
-                    process, str(self.judge.provider), self.judge.model, root, agent_package(root)
+                    process,
+                    str(self.judge.provider),
+                    self.judge.model,
+                    root,
+                    agent_package(root),
+                    env_secrets(env),
                 )
             if provider is None:
                 return await run_custom(self.custom_items, root, process, env), None, None

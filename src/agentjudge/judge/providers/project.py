@@ -31,13 +31,26 @@ class ProjectJudge(OpenAICompatible):
     modes: ClassVar[tuple[ResponseMode, ...]] = ("prompt",)
 
     def __init__(
-        self, process: ProjectProcess, provider: str, model: str | None, root: Path, package: str
+        self,
+        process: ProjectProcess,
+        provider: str,
+        model: str | None,
+        root: Path,
+        package: str,
+        env_secrets: tuple[str, ...] = (),
     ) -> None:
         super().__init__("project://judge/v1", model or "", None)
         self.name = provider  # as the project names it: the results record it so
         self.root = root
         self.package = package
         self._process = process
+        self._env_secrets = env_secrets
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The credentials in the project's settings: its judge model is built from them,
+        so its errors may echo any of them."""
+        return (*super().secrets, *self._env_secrets)
 
     @property
     def identity(self) -> str:
@@ -59,7 +72,7 @@ class ProjectJudge(OpenAICompatible):
             {"kind": "build", "provider": self.name, "model": self.model, "package": self.package}
         )
         if built.get("error"):
-            said = " ".join(redact(str(built["error"])).split())[:300]
+            said = " ".join(redact(str(built["error"]), self.secrets).split())[:300]
             raise UsageError(
                 f"the project's judge ({self.name}/{self.model or '?'}, from "
                 f"{self.package}.app_utils.model.get_judge_model()) could not be built: {said}"

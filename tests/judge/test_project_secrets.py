@@ -1,0 +1,63 @@
+"""The project's own judge model runs with the project's credentials: whatever it says back
+(a build failure, a failed call) reaches the user with those credentials masked."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from agentjudge.errors import UsageError
+from agentjudge.judge.defaults import CallLimits
+from agentjudge.judge.providers.project import ProjectJudge
+from agentjudge.judge.secrets import env_secrets
+from agentjudge.judge.session import JudgeSession, JudgeSettings
+from agentjudge.projectenv.process import ProjectProcess
+from tests.judge.resume_worker import item_request
+
+KEY = "gsk_live_0123456789abcdefXYZ"  # a Groq-style key: no pattern of ours knows its shape
+ENV = {"GROQ_API_KEY": KEY, "MODEL_NAME": "llama-3.3-70b", "HOME": "/root"}
+
+
+class _SaysTheKey:
+    """A project process whose judge model fails, quoting the key it was built with."""
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message["kind"] == "build":
+            return {"error": f"AuthenticationError: invalid api key {KEY} for groq"}
+        return {"error": f"401 Unauthorized: key {KEY} rejected", "status": 401}
+
+
+def _judge(tmp_path: Path) -> ProjectJudge:
+    process = cast(ProjectProcess, _SaysTheKey())
+    return ProjectJudge(process, "groq", "llama", tmp_path, "app", env_secrets(ENV))
+
+
+def test_only_credentials_count_as_secrets() -> None:
+    assert env_secrets(ENV) == (KEY,)
+
+
+def test_a_build_failure_does_not_show_the_projects_key(tmp_path: Path) -> None:
+    judge = _judge(tmp_path)
+
+    async def build() -> None:
+        async with judge.serving():
+            pass
+
+    with pytest.raises(UsageError) as failed:
+        asyncio.run(build())
+    assert KEY not in str(failed.value)
+    assert "AuthenticationError" in str(failed.value)
+
+
+def test_a_failed_call_does_not_show_the_projects_key(tmp_path: Path) -> None:
+    settings = JudgeSettings(concurrency=1, calls=CallLimits(timeout=5.0, max_attempts=1))
+    with JudgeSession(settings, use_store=False) as session:
+        client = session.client(_judge(tmp_path))
+        outcome = session.run(client.judge(item_request(1)))
+    assert outcome.verdict is None
+    assert outcome.message is not None
+    assert KEY not in outcome.message
+    assert "401" in outcome.message
