@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pytest
 
+from agentjudge.cases.judging.custom_metrics import run_custom
 from agentjudge.errors import UsageError
 from agentjudge.judge.defaults import CallLimits
 from agentjudge.judge.providers.project import ProjectJudge
@@ -61,3 +62,23 @@ def test_a_failed_call_does_not_show_the_projects_key(tmp_path: Path) -> None:
     assert outcome.message is not None
     assert KEY not in outcome.message
     assert "401" in outcome.message
+
+
+def test_a_custom_metric_does_not_show_the_projects_key(tmp_path: Path) -> None:
+    (tmp_path / "leaky_metrics.py").write_text(
+        "import os\n"
+        "def fails(case, trace):\n"
+        "    raise RuntimeError('bad key ' + os.environ['GROQ_API_KEY'])\n"
+        "def explains(case, trace):\n"
+        "    return {'score': 1, 'reasoning': 'used ' + os.environ['GROQ_API_KEY']}\n"
+    )
+    items = [
+        {"id": "a", "callable": "leaky_metrics:fails", "case": {}, "trace": {}},
+        {"id": "b", "callable": "leaky_metrics:explains", "case": {}, "trace": {}},
+    ]
+    results = asyncio.run(run_custom(items, tmp_path, None, ENV))
+    assert results["a"].error is not None
+    assert "RuntimeError: bad key" in results["a"].error
+    assert KEY not in results["a"].error
+    assert results["b"].reasoning.startswith("used ")
+    assert KEY not in results["b"].reasoning

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.cases.judging.metric_result import MetricResult
+from agentjudge.judge.secrets import env_secrets, redact
 from agentjudge.projectenv import worker
 from agentjudge.projectenv.process import ProjectProcess
 
@@ -39,9 +40,13 @@ async def run_custom(
         raw = list(
             await asyncio.gather(*(process.request({**item, "kind": "custom"}) for item in items))
         )
+    # a metric runs with the project's credentials: what it says may quote them
+    secrets = env_secrets(judge_env)
     return {
         str(item["id"]): MetricResult(
-            score=r.get("score"), reasoning=str(r.get("reasoning") or ""), error=r.get("error")
+            score=r.get("score"),
+            reasoning=redact(str(r.get("reasoning") or ""), secrets),
+            error=redact(str(r["error"]), secrets) if r.get("error") is not None else None,
         )
         for item, r in zip(items, raw, strict=True)
     }
