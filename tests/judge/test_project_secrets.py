@@ -19,7 +19,7 @@ from agentjudge.projectenv.process import ProjectProcess
 from tests.judge.resume_worker import item_request
 
 KEY = "gsk_live_0123456789abcdefXYZ"  # a Groq-style key: no pattern of ours knows its shape
-ENV = {"GROQ_API_KEY": KEY, "MODEL_NAME": "llama-3.3-70b", "HOME": "/root"}
+ENV = {"GROQ_API_KEY": KEY, "AUTH_MODE": "true", "MODEL_NAME": "llama-3.3-70b", "HOME": "/root"}
 
 
 class _SaysTheKey:

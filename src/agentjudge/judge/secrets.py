@@ -92,9 +92,10 @@ def endpoint_secrets(url: str) -> list[str]:
 def env_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
     """The values in `env` (a project's `.env` under the environment) whose names say they
     are credentials (`*_KEY`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`...): a project's judge
-    runs with them, so its errors may echo any of them."""
+    runs with them, so its errors may echo any of them. Values under 8 characters are not
+    keys (`AUTH_MODE=true`) and masking them would blank ordinary words."""
     return tuple(
-        value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= 4
+        value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= 8
     )
 
 
