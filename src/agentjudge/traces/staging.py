@@ -1,0 +1,129 @@
+"""Trace files handed to the ATIF loader: each run converted into a work folder.
+
+`validate` and `score` take trace files (and folders holding them) beside ATIF files.
+Each named file is recognised by its content (or `--format`); a trace file's runs are
+written as ATIF documents into a work folder of this process (removed when it exits),
+one folder per trace file, and given to the ATIF loader under the original file's name
+plus the run's (`spans.jsonl:<trace id>`), so every message and result names what the user
+named. Nothing after loading knows a trace format; the steps' `extra.source` point back to
+the spans.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentjudge.atif.discover import InputFile, discover
+from agentjudge.atif.limits import Limits
+from agentjudge.atif.node import Node
+from agentjudge.atif.tree import load_inputs
+from agentjudge.errors import InputError, Problem
+from agentjudge.traces.formats import HEAD_BYTES, detect, format_names, named
+from agentjudge.traces.read import Format, TraceFile
+
+# Names of files a folder is searched for: ATIF documents, OTLP/JSON documents and lines.
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+@dataclass
+class Staged:
+    """The files to load, and per trace file (by display name) what its reader left out."""
+
+    inputs: list[InputFile] = field(default_factory=list)
+    ignored: dict[str, Mapping[str, int]] = field(default_factory=dict)
+
+
+def load_runs(
+    paths: Sequence[str | Path], limits: Limits | None = None, forced: str | None = None
+) -> tuple[Iterator[Node], Staged]:
+    """The trees of `paths` (ATIF and trace files alike), and what was staged for them."""
+    limits = limits or Limits()
+    staged = stage(paths, limits, forced)
+    return load_inputs(staged.inputs, limits), staged
+
+
+def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None) -> Staged:
+    """Find the files under `paths`, convert trace files' runs to ATIF in a work folder.
+
+    `forced` names the format every file is read in (`--format`); else each file's first
+    bytes decide, and a file no trace format recognises goes to the ATIF loader as it is.
+    """
+    fixed = named(forced) if forced is not None else None
+    staged = Staged()
+    work: Path | None = None
+    for index, item in enumerate(discover(paths, limits.max_trajectory_files, SUFFIXES)):
+        if item.problem is not None:
+            staged.inputs.append(item)
+            continue
+        fmt = fixed if forced is not None else _detected(item)
+        if fmt is None:
+            staged.inputs.append(item if forced is not None else _atif_or_problem(item))
+            continue
+        try:
+            read = fmt.read(item.path, item.display)
+        except InputError as exc:
+            staged.inputs.append(_refused(item, exc.problems[0]))
+            continue
+        work = work or _work_folder()
+        staged.inputs.extend(_written(read, item, work / str(index)))
+        if read.ignored:
+            staged.ignored[item.display] = read.ignored
+    return staged
+
+
+def ignored_line(counts: Mapping[str, int], unit: str = "spans") -> str:
+    """`ignored 12 spans: 10 embedding, 2 retriever` (largest first)."""
+    total = sum(counts.values())
+    parts = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda p: -p[1]))
+    return f"ignored {total} {unit}: {parts}"
+
+
+def _detected(item: InputFile) -> Format | None:
+    try:
+        with item.path.open("rb") as stream:
+            head = stream.read(HEAD_BYTES)
+    except OSError:
+        return None  # the ATIF loader says why it cannot be read
+    return detect(item.path, head)
+
+
+def _atif_or_problem(item: InputFile) -> InputFile:
+    """A `*.json` no trace reader knows is read as ATIF; a line file is refused."""
+    if item.path.name.endswith(".json"):
+        return item
+    names = ", ".join(format_names())
+    return _refused(
+        item,
+        Problem(
+            item.display,
+            "$",
+            "traces.unknown_format",
+            f"not a trace format agentjudge recognises; name one with --format ({names})",
+        ),
+    )
+
+
+def _refused(item: InputFile, problem: Problem) -> InputFile:
+    return InputFile(item.path, item.root, item.display, problem)
+
+
+def _written(read: TraceFile, item: InputFile, folder: Path) -> list[InputFile]:
+    folder.mkdir()
+    inputs = []
+    for number, run in enumerate(read.runs, start=1):
+        path = folder / f"run-{number}.json"
+        path.write_text(json.dumps(run.document, ensure_ascii=False), encoding="utf-8")
+        inputs.append(InputFile(path, folder, f"{item.display}:{run.name}"))
+    return inputs
+
+
+def _work_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="agentjudge-traces-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
