@@ -37,6 +37,7 @@ class Staged:
 
     inputs: list[InputFile] = field(default_factory=list)
     ignored: dict[str, Mapping[str, int]] = field(default_factory=dict)
+    converted: set[Path] = field(default_factory=set)  # the runs written from trace files
 
 
 def load_runs(
@@ -71,7 +72,9 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
             staged.inputs.append(_refused(item, exc.problems[0]))
             continue
         work = work or _work_folder()
-        staged.inputs.extend(_written(read, item, work / str(index)))
+        runs = _written(read, item, work / str(index))
+        staged.inputs.extend(runs)
+        staged.converted.update(run.path for run in runs)
         if read.ignored:
             staged.ignored[item.display] = read.ignored
     return staged
