@@ -368,6 +368,7 @@ class ScoringJob:
             error_message=outcome.message,
             agent_name=view.agent_name,
             cut=view.cut,
+            origin=view.origin,
         )
 
 

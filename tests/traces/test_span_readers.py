@@ -1,0 +1,188 @@
+"""The OTLP GenAI and OpenInference readers on the real producers' files, and on bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjudge.atif.document import parse_trajectory
+from agentjudge.traces import otlp_genai
+from agentjudge.traces.otlp_spans import Span, SpanEvent
+from agentjudge.traces.span_runs import Turn
+from tests.conftest import FIXTURES
+
+TRACES = FIXTURES / "traces"
+FOLDERS = ("otlp-genai", "openinference")
+
+
+def agentjudge(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentjudge", *map(str, args)],
+        capture_output=True, text=True, timeout=120, cwd=cwd,
+    )  # fmt: skip
+
+
+def described(folder: str) -> dict[str, dict[str, Any]]:
+    """Per file, what its PROVENANCE.md row says: model turns, subagents, other span counts."""
+    rows = {}
+    for line in (TRACES / folder / "PROVENANCE.md").read_text().splitlines():
+        match = re.match(r"\| `([^`]+)` \|.*\| (\d+) spans \(([^)]*)\);?(.*)\|$", line)
+        if match is None:
+            continue
+        name, _, kinds, rest = match.groups()
+        counts = {k: int(n) for k, n in (part.rsplit(" ", 1) for part in kinds.split(", "))}
+        rows[name] = {
+            "turns": counts.get("chat", counts.get("LLM")),
+            "subagents": 1 if "sub-agent" in rest and "summarization" not in rest else 0,
+            "counts": counts,
+        }
+    return rows
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    cwd = tmp_path_factory.mktemp("validate")
+    done = agentjudge("validate", "--json", *(TRACES / f for f in FOLDERS), cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_validate_gives_the_nodes_and_steps_each_provenance_describes(
+    folder: str, validated: dict[str, Any]
+) -> None:
+    roots = {Path(r["file"].rpartition(":")[0]).name: r for r in validated["roots"]}
+    rows = described(folder)
+    assert len(rows) == len(list((TRACES / folder).glob("*.otlp.json*")))
+    for name, row in rows.items():
+        root = roots[name]
+        # a step per model turn, and each agent's user input (the root's and a subagent's)
+        assert root["valid"], root
+        assert root["subagents"] == row["subagents"], name
+        assert root["steps"] == row["turns"] + 1 + row["subagents"], name
+
+
+def test_spans_that_are_no_step_are_counted_by_kind(validated: dict[str, Any]) -> None:
+    ignored = {Path(k).name: v for k, v in validated["ignored"].items()}
+    for folder, kind, key in (
+        ("otlp-genai", "execute_event_loop_cycle", "execute_event_loop_cycle"),
+        ("openinference", "CHAIN", "chain"),
+    ):
+        for name, row in described(folder).items():
+            if kind in row["counts"]:
+                assert ignored[name][key] == row["counts"][kind], name
+
+
+def test_convert_writes_valid_atif_whose_steps_point_at_spans(tmp_path: Path) -> None:
+    done = agentjudge(
+        "convert", "traces", *(TRACES / f for f in FOLDERS), "--out", tmp_path / "out", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    written = sorted((tmp_path / "out").glob("*.json"))
+    assert len(written) == sum(len(described(f)) for f in FOLDERS)
+    for path in written:
+        traj = parse_trajectory(path.read_bytes(), path.name)
+        trace_id = path.stem.rpartition("__")[2]
+        for step in traj.steps:
+            assert step.extra is not None
+            assert step.extra["source"]["trace_id"] == trace_id
+            assert re.fullmatch(r"[0-9a-f]{16}", step.extra["source"]["span_id"])
+
+
+def _spans_doc(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((TRACES / "otlp-genai" / name).read_text())
+    return data
+
+
+def _spans(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for r in doc["resourceSpans"] for ss in r["scopeSpans"] for s in ss["spans"]]
+
+
+def _broken_parent(doc: dict[str, Any]) -> str:
+    span = next(s for s in _spans(doc) if s.get("parentSpanId"))
+    span["parentSpanId"] = "00000000deadbeef"
+    return f"span {span['spanId']}: its parent span 00000000deadbeef is not in the file"
+
+
+def _cycle(doc: dict[str, Any]) -> str:
+    spans = _spans(doc)
+    root = next(s for s in spans if not s.get("parentSpanId"))
+    child = next(s for s in spans if s.get("parentSpanId") == root["spanId"])
+    root["parentSpanId"] = child["spanId"]
+    return "its parent links form a cycle"
+
+
+def _no_end(doc: dict[str, Any]) -> str:
+    span = _spans(doc)[2]
+    del span["endTimeUnixNano"]
+    return f"span {span['spanId']}: span has no endTimeUnixNano"
+
+
+@pytest.mark.parametrize("damage", [_broken_parent, _cycle, _no_end])
+def test_a_damaged_trace_is_one_clear_line_naming_file_line_and_span(
+    tmp_path: Path, damage: Any
+) -> None:
+    doc = _spans_doc("pydantic-ai__subagent-pass.otlp.json")
+    expected = damage(doc)
+    good = json.dumps(_spans_doc("pydantic-ai__sum-pass.otlp.json"))
+    (tmp_path / "spans.jsonl").write_text(good + "\n" + json.dumps(doc) + "\n")
+    done = agentjudge("validate", "spans.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    problems = [line for line in done.stdout.splitlines() if line.startswith("    ")]
+    assert len(problems) == 1, done.stdout
+    assert problems[0].strip().startswith("spans.jsonl: line 2: trace ")
+    assert expected in problems[0]
+
+
+def test_one_bad_line_of_a_jsonl_names_its_line(tmp_path: Path) -> None:
+    good = json.dumps(_spans_doc("pydantic-ai__sum-pass.otlp.json"))
+    (tmp_path / "spans.jsonl").write_text(good + "\n" + good[:-40] + "\n" + good + "\n")
+    done = agentjudge("validate", "spans.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "spans.jsonl: line 2: not valid JSON" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_format_forces_the_reader(tmp_path: Path) -> None:
+    source = TRACES / "otlp-genai" / "pydantic-ai__sum-pass.otlp.json"
+    forced = agentjudge("validate", "--format", "openinference", source, cwd=tmp_path)
+    assert forced.returncode == 1
+    assert "no agent, model turn or tool span" in forced.stdout
+    unknown = agentjudge("validate", "--format", "nope", source, cwd=tmp_path)
+    assert unknown.returncode == 3
+    assert "use one of atif, openinference, otlp-genai" in unknown.stderr
+
+
+def _span(attributes: dict[str, Any], events: tuple[SpanEvent, ...]) -> Span:
+    return Span("t", "s", None, "chat m", 1, 2, None, attributes, events, {}, 1)
+
+
+def test_the_older_event_based_messages_are_read() -> None:
+    events = (
+        SpanEvent("gen_ai.user.message", {"content": "add 17 and 25"}),
+        SpanEvent(
+            "gen_ai.choice",
+            {
+                "message": json.dumps(
+                    {
+                        "content": "calling the adder",
+                        "tool_calls": [
+                            {"id": "c1", "function": {"name": "add", "arguments": '{"a": 17}'}}
+                        ],
+                    }
+                )
+            },
+        ),
+    )
+    turn = otlp_genai.classify(_span({"gen_ai.operation.name": "chat"}, events))
+    assert isinstance(turn, Turn)
+    assert turn.user_input == "add 17 and 25"
+    assert turn.text == "calling the adder"
+    assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == [("c1", "add", {"a": 17})]
