@@ -15,7 +15,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def _span_ids(path: Path) -> set[str]:
-    ids = set()
+    ids: set[str] = set()
     for line in path.read_text().splitlines():
         for resource in json.loads(line)["resourceSpans"]:
             for scope in resource["scopeSpans"]:
@@ -41,14 +41,8 @@ def test_scored_steps_point_back_to_their_spans(tmp_path: Path, name: str) -> No
     (root,) = results["trajectories"]
     assert root["root"].startswith(f"{source}:")  # the file the user named, then the trace
     spans = _span_ids(source)
-    steps = [step for node_steps in root_steps(root) for step in node_steps]
+    steps = [step for node in root["nodes"] for step in node["steps"]]
     assert len(steps) == 6  # two agents: a user input and two model turns each
     for step in steps:
         assert step["origin"]["span_id"] in spans
         assert step["score"] is not None
-
-
-def root_steps(root: dict[str, object]) -> list[list[dict[str, object]]]:
-    nodes = root["nodes"]
-    assert isinstance(nodes, list)
-    return [node["steps"] for node in nodes]

@@ -186,3 +186,38 @@ def test_the_older_event_based_messages_are_read() -> None:
     assert turn.user_input == "add 17 and 25"
     assert turn.text == "calling the adder"
     assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == [("c1", "add", {"a": 17})]
+
+
+def test_pydantic_ais_events_attribute_is_read() -> None:
+    """pydantic-ai's first instrumentation: the events as a JSON list in `events`."""
+    events = [
+        {"event.name": "gen_ai.system.message", "role": "system", "content": "be brief"},
+        {"event.name": "gen_ai.user.message", "role": "user", "content": "what is 17+25?"},
+        {
+            "event.name": "gen_ai.choice",
+            "index": 0,
+            "message": {"role": "assistant", "content": "42"},
+        },
+    ]
+    attributes = {"gen_ai.operation.name": "chat", "events": json.dumps(events)}
+    turn = otlp_genai.classify(_span(attributes, ()))
+    assert isinstance(turn, Turn)
+    assert (turn.user_input, turn.text, turn.calls) == ("what is 17+25?", "42", ())
+
+
+def test_a_pretty_printed_document_is_read_whole(tmp_path: Path) -> None:
+    doc = _spans_doc("pydantic-ai__subagent-pass.otlp.json")
+    (tmp_path / "trace.json").write_text(json.dumps(doc, indent=2))
+    done = agentjudge("validate", "--json", "trace.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    (root,) = json.loads(done.stdout)["roots"]
+    assert (root["steps"], root["subagents"]) == (6, 1)
+
+
+def test_an_export_longer_than_the_limit_names_its_line(tmp_path: Path) -> None:
+    good = json.dumps(_spans_doc("pydantic-ai__sum-pass.otlp.json"))
+    other = json.dumps(_spans_doc("pydantic-ai__sum-wrong.otlp.json"))
+    (tmp_path / "spans.jsonl").write_text(good + "\n" + other + " " * 60_000 + "\n")
+    done = agentjudge("validate", "--max-file-bytes", "60000", "spans.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "spans.jsonl: line 2: one export longer than max_file_bytes=60000" in done.stdout

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentjudge.atif.limits import Limits
 from agentjudge.traces.otlp_spans import Span, is_otlp, read_traces
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_runs import (
@@ -37,9 +36,9 @@ def sniff(path: Path, head: bytes) -> bool:
     return is_otlp(head) and b'"openinference.span.kind"' in head
 
 
-def read(path: Path, display: str) -> TraceFile:
+def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
     """Every trace of the file as one run (see `traces/span_runs.py`)."""
-    traces = read_traces(path, display, Limits().max_file_bytes)
+    traces = read_traces(path, display, max_file_bytes)
     return read_runs(traces, classify, display, NAME)
 
 
@@ -66,9 +65,9 @@ def _turn(span: Span) -> Turn:
     texts: list[str] = []
     calls: list[Call] = []
     for message in outputs:
-        content = message.get("message.content")
+        content = _content(message)
         if content:
-            texts.append(str(content))
+            texts.append(content)
         for call in _indexed(message, "message.tool_calls."):
             calls.append(
                 Call(
@@ -81,9 +80,9 @@ def _turn(span: Span) -> Turn:
         texts.append(text_of(attrs.get("output.value")))
     user = next(
         (
-            str(m.get("message.content"))
+            _content(m)
             for m in _indexed(attrs, "llm.input_messages.")
-            if m.get("message.role") == "user" and m.get("message.content")
+            if m.get("message.role") == "user" and _content(m)
         ),
         None,
     )
@@ -113,10 +112,19 @@ def _tool(span: Span) -> ToolRun:
     return ToolRun(
         name=str(attrs.get("tool.name") or span.name or "tool"),
         call_id=_str(attrs.get("tool_call.id") or attrs.get("tool.id")),
-        arguments=json_arguments(attrs.get("tool.parameters_value", attrs.get("input.value"))),
+        arguments=json_arguments(attrs.get("input.value")),
         content=text_of(attrs.get("output.value")),
         error=error,
     )
+
+
+def _content(message: dict[str, Any]) -> str:
+    """A flattened message's text: `message.content`, else its text `message.contents`."""
+    content = message.get("message.content")
+    if content:
+        return str(content)
+    parts = _indexed(message, "message.contents.")
+    return "\n".join(str(p["message_content.text"]) for p in parts if p.get("message_content.text"))
 
 
 def _indexed(attrs: Any, prefix: str) -> list[dict[str, Any]]:

@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentjudge.atif.limits import Limits
 from agentjudge.traces.otlp_spans import RESOURCE_SPANS, Span, is_otlp, read_traces
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_runs import (
@@ -40,9 +39,9 @@ def sniff(path: Path, head: bytes) -> bool:
     return is_otlp(head) and b'"gen_ai.operation.name"' in head and RESOURCE_SPANS in head
 
 
-def read(path: Path, display: str) -> TraceFile:
+def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
     """Every trace of the file as one run (see `traces/span_runs.py`)."""
-    traces = read_traces(path, display, Limits().max_file_bytes)
+    traces = read_traces(path, display, max_file_bytes)
     return read_runs(traces, classify, display, NAME)
 
 
@@ -128,30 +127,34 @@ def _messages(span: Span, key: str) -> list[dict[str, Any]]:
         return [m for m in value if isinstance(m, dict)]
     if key == "gen_ai.input.messages":
         return [
-            {"role": "user", "parts": [{"type": "text", "content": _event_body(e.attributes)}]}
-            for e in span.events
-            if e.name == "gen_ai.user.message"
+            {"role": "user", "parts": [{"type": "text", "content": _decoded(body.get("content"))}]}
+            for name, body in _events(span)
+            if name == "gen_ai.user.message"
         ]
-    return [_choice(e.attributes) for e in span.events if e.name == "gen_ai.choice"]
+    return [_choice(body) for name, body in _events(span) if name == "gen_ai.choice"]
 
 
-def _event_body(attrs: Any) -> Any:
-    """The content of an older message event: `content`, or a JSON `body`/`message`."""
-    for key in ("content", "body", "message", "gen_ai.event.content"):
-        if key in attrs:
-            return _decoded(attrs[key])
-    return None
+def _events(span: Span) -> list[tuple[str, dict[str, Any]]]:
+    """The older message events, each as (name, body fields): span events carry the body in
+    their attributes; pydantic-ai's first instrumentation puts them, as a JSON list of
+    objects naming themselves in `event.name`, in the span's `events` attribute."""
+    found = [(event.name, dict(event.attributes)) for event in span.events]
+    listed = _decoded(span.attributes.get("events"))
+    if isinstance(listed, list):
+        found += [
+            (str(item.get("event.name", "")), item) for item in listed if isinstance(item, dict)
+        ]
+    return found
 
 
-def _choice(attrs: Any) -> dict[str, Any]:
+def _choice(body: dict[str, Any]) -> dict[str, Any]:
     """A `gen_ai.choice` event as an output message: text and tool calls."""
-    body = _event_body(attrs)
-    message = body.get("message", body) if isinstance(body, dict) else {"content": body}
+    message = _decoded(body.get("message", body))
     parts: list[dict[str, Any]] = []
     if isinstance(message, dict):
         if message.get("content") is not None:
             parts.append({"type": "text", "content": message["content"]})
-        for call in message.get("tool_calls") or ():
+        for call in _decoded(message.get("tool_calls")) or ():
             if isinstance(call, dict):
                 function = call.get("function") or {}
                 parts.append(

@@ -77,7 +77,17 @@ def _spans(path: Path, display: str, max_file_bytes: int) -> Iterator[Span]:
             first = stream.readline(max_file_bytes + 1)
             if _whole_object(first):
                 yield from _export(first, 1, display)
-                for number, line in enumerate(stream, start=2):
+                number = 1
+                while line := stream.readline(max_file_bytes + 1):
+                    number += 1
+                    if len(line) > max_file_bytes:
+                        raise _problem(
+                            display,
+                            f"line {number}",
+                            "limit.max_file_bytes",
+                            f"one export longer than max_file_bytes={max_file_bytes}; "
+                            "raise the limit (--max-file-bytes) or export in smaller batches",
+                        )
                     if line.strip():
                         yield from _export(line, number, display)
                 return

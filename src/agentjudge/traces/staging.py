@@ -67,7 +67,7 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
             staged.inputs.append(item if forced is not None else _atif_or_problem(item))
             continue
         try:
-            read = fmt.read(item.path, item.display)
+            read = fmt.read(item.path, item.display, limits.max_file_bytes)
         except InputError as exc:
             staged.inputs.append(_refused(item, exc.problems[0]))
             continue
