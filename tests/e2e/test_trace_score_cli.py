@@ -46,3 +46,13 @@ def test_scored_steps_point_back_to_their_spans(tmp_path: Path, name: str) -> No
     for step in steps:
         assert step["origin"]["span_id"] in spans
         assert step["score"] is not None
+
+
+def test_format_forces_the_reader_and_a_wrong_one_says_so(tmp_path: Path) -> None:
+    source = FIXTURES / "traces" / "otlp-genai" / "pydantic-ai__sum-pass.otlp.json"
+    done = score("--format", "openinference", source, "--judge", "fake", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no agent, model turn or tool span in any trace" in done.stderr
+    assert "is this the right --format?" in done.stderr
+    right = score("--format", "otlp-genai", source, "--judge", "fake", cwd=tmp_path)
+    assert right.returncode == 0, right.stderr

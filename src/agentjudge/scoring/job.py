@@ -70,7 +70,7 @@ class _FailFast(Exception):
 
 def load_roots(config: ScoreConfig) -> list[Node]:
     """Every root tree of a job (validated and linked), before any judge call."""
-    trees, _ = load_runs(config.trajectory_path, config.limits())
+    trees, _ = load_runs(config.trajectory_path, config.limits(), config.trace_format)
     return list(trees)
 
 
