@@ -221,3 +221,95 @@ def test_an_export_longer_than_the_limit_names_its_line(tmp_path: Path) -> None:
     done = agentjudge("validate", "--max-file-bytes", "60000", "spans.jsonl", cwd=tmp_path)
     assert done.returncode == 1
     assert "spans.jsonl: line 2: one export longer than max_file_bytes=60000" in done.stdout
+
+
+def _export_of(spans: list[dict[str, Any]], like: dict[str, Any]) -> dict[str, Any]:
+    resource = like["resourceSpans"][0]
+    scope = resource["scopeSpans"][0]["scope"]
+    return {
+        "resourceSpans": [
+            {"resource": resource["resource"], "scopeSpans": [{"scope": scope, "spans": spans}]}
+        ]
+    }
+
+
+def test_a_trace_split_over_lines_is_grouped_into_one_run(tmp_path: Path) -> None:
+    doc = _spans_doc("pydantic-ai__subagent-pass.otlp.json")
+    spans = _spans(doc)
+    other = _spans_doc("pydantic-ai__sum-pass.otlp.json")
+    lines = [_export_of(spans[::2], doc), other, _export_of(spans[1::2], doc)]
+    (tmp_path / "spans.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = agentjudge("validate", "--json", "spans.jsonl", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    roots = {r["file"].rpartition(":")[2]: r for r in json.loads(done.stdout)["roots"]}
+    split = roots[spans[0]["traceId"]]
+    assert (split["steps"], split["subagents"]) == (6, 1)
+    assert roots[_spans(other)[0]["traceId"]]["steps"] == 4
+
+
+def _converted(tmp_path: Path, folder: str, name: str) -> dict[str, Any]:
+    out = tmp_path / "out"
+    done = agentjudge("convert", "traces", TRACES / folder / name, "--out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (path,) = out.glob("*.json")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def _model_turn_tokens(folder: str, name: str) -> int:
+    total = 0
+    for span in _spans(json.loads((TRACES / folder / name).read_text())):
+        attrs = {a["key"]: a["value"] for a in span["attributes"]}
+        if attrs["gen_ai.operation.name"]["stringValue"] == "chat":
+            total += int(attrs["gen_ai.usage.input_tokens"]["intValue"])
+    return total
+
+
+@pytest.mark.parametrize(
+    "name", ["strands-attrs__subagent-pass.otlp.json", "pydantic-ai__subagent-pass.otlp.json"]
+)
+def test_tokens_are_counted_once_from_the_model_turns(tmp_path: Path, name: str) -> None:
+    """strands repeats its turns' usage on the agent span: those are not added again."""
+    doc = _converted(tmp_path, "otlp-genai", name)
+    assert doc["final_metrics"]["total_prompt_tokens"] == _model_turn_tokens("otlp-genai", name)
+    child = doc["subagent_trajectories"][0]
+    own = sum(s.get("metrics", {}).get("prompt_tokens", 0) for s in doc["steps"])
+    assert (
+        own + child["final_metrics"]["total_prompt_tokens"]
+        == (doc["final_metrics"]["total_prompt_tokens"])
+    )
+
+
+def test_a_handoff_is_one_root_whose_steps_name_their_agent(tmp_path: Path) -> None:
+    doc = _converted(tmp_path, "otlp-genai", "openai-agents-otel__handoff-pass.otlp.json")
+    assert doc["agent"]["name"] == "triage"
+    speakers = [s["extra"].get("agent_name") for s in doc["steps"] if s["source"] == "agent"]
+    assert speakers == ["triage", "researcher", "researcher"]
+
+
+def test_a_failed_tool_is_a_result_marked_as_an_error(tmp_path: Path) -> None:
+    doc = _converted(tmp_path, "otlp-genai", "strands-attrs__tool-error.otlp.json")
+    results = [r for s in doc["steps"] for r in s.get("observation", {}).get("results", ())]
+    failed = [r for r in results if r["extra"].get("error")]
+    assert len(results) == 2
+    assert len(failed) == 1
+    assert failed[0]["content"].startswith("[tool error: No such file: config.yaml]")
+
+
+def test_a_subagent_is_referenced_from_the_tool_call_that_started_it(tmp_path: Path) -> None:
+    doc = _converted(tmp_path, "openinference", "langgraph__subagent-pass.otlp.json")
+    (child,) = doc["subagent_trajectories"]
+    refs = [
+        (step["tool_calls"], result)
+        for step in doc["steps"]
+        for result in step.get("observation", {}).get("results", ())
+        if result.get("subagent_trajectory_ref")
+    ]
+    ((calls, result),) = refs
+    assert result["subagent_trajectory_ref"] == [{"trajectory_id": child["trajectory_id"]}]
+    assert [c["function_name"] for c in calls] == ["ask_researcher"]
+    assert result["source_call_id"] == calls[0]["tool_call_id"]
+    # the subagent's own tool ran beside its agent spans, inside the parent's tool call
+    assert [c["function_name"] for s in child["steps"] for c in s.get("tool_calls", ())] == [
+        "read_file"
+    ]
