@@ -313,3 +313,12 @@ def test_a_subagent_is_referenced_from_the_tool_call_that_started_it(tmp_path: P
     assert [c["function_name"] for s in child["steps"] for c in s.get("tool_calls", ())] == [
         "read_file"
     ]
+
+
+def test_a_line_file_no_reader_knows_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / "events.jsonl").write_text('{"type": "message"}\n')
+    done = agentjudge("validate", "events.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "events.jsonl: $: not a trace format agentjudge recognises; name one with --format" in (
+        done.stdout
+    )

@@ -28,7 +28,8 @@ from agentjudge.traces.formats import HEAD_BYTES, detect, format_names, named
 from agentjudge.traces.read import Format, TraceFile
 
 # Names of files a folder is searched for: ATIF documents, OTLP/JSON documents and lines.
-SUFFIXES = (".json", ".jsonl", ".ndjson")
+LINE_FILES = (".jsonl", ".ndjson")
+SUFFIXES = (".json", *LINE_FILES)
 
 
 @dataclass
@@ -97,8 +98,8 @@ def _detected(item: InputFile) -> Format | None:
 
 
 def _atif_or_problem(item: InputFile) -> InputFile:
-    """A `*.json` no trace reader knows is read as ATIF; a line file is refused."""
-    if item.path.name.endswith(".json"):
+    """A file no trace reader knows is read as ATIF, unless named as a line file."""
+    if not item.display.endswith(LINE_FILES):  # the name the user sees (a link's own)
         return item
     names = ", ".join(format_names())
     return _refused(
