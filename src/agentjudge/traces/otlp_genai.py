@@ -41,8 +41,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
     """Every trace of the file as one run (see `traces/span_runs.py`)."""
-    traces = read_traces(path, display, max_file_bytes)
-    return read_runs(traces, classify, display, NAME)
+    return read_runs(read_traces(path, display, max_file_bytes, classify), display, NAME)
 
 
 def classify(span: Span) -> Role:

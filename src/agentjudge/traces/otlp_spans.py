@@ -12,10 +12,10 @@ numbers or their names (`STATUS_CODE_ERROR`), as the protobuf JSON mapping allow
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from agentjudge.errors import InputError, Problem, clip
 
@@ -54,20 +54,43 @@ class Span:
         return f"trace {self.trace_id} span {self.span_id}"
 
 
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Placed(Generic[R]):
+    """Where a span sits in its trace, and what a reader made of it (`role`): the span's
+    attributes are dropped once read, so a trace held until the file ends costs what the
+    reader keeps, not what the producer wrote."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    start: int
+    line: int
+    role: R
+
+
 def is_otlp(head: bytes) -> bool:
     """Whether a file's first bytes look like an OTLP/JSON trace export."""
     return head.lstrip()[:1] == b"{" and RESOURCE_SPANS in head
 
 
-def read_traces(path: Path, display: str, max_file_bytes: int) -> dict[str, list[Span]]:
-    """Every span of an OTLP/JSON file, grouped per trace id in the order read.
+def read_traces(
+    path: Path, display: str, max_file_bytes: int, classify: Callable[[Span], R]
+) -> dict[str, list[Placed[R]]]:
+    """Every span of an OTLP/JSON file, as `classify` makes it, grouped per trace id in the
+    order read.
 
     Raises `InputError` with one line naming the file and the line (or span) for input that
     is not OTLP/JSON, a span without ids or an end, or a single document over the limit.
     """
-    traces: dict[str, list[Span]] = {}
+    traces: dict[str, list[Placed[R]]] = {}
     for span in _spans(path, display, max_file_bytes):
-        traces.setdefault(span.trace_id, []).append(span)
+        placed = Placed(
+            span.trace_id, span.span_id, span.parent_id, span.start, span.line, classify(span)
+        )
+        traces.setdefault(span.trace_id, []).append(placed)
     return traces
 
 

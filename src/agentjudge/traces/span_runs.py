@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from agentjudge.errors import InputError, Problem, clip
-from agentjudge.traces.otlp_spans import Span
+from agentjudge.traces.otlp_spans import Placed, Span
 from agentjudge.traces.read import Run, TraceFile
 
 SCHEMA_VERSION = "ATIF-v1.7"
@@ -81,17 +81,15 @@ class Other:
 
 
 Role = Agent | Turn | ToolRun | Other
-Classify = Callable[[Span], Role]
+Spot = Placed[Role]
 
 
-def read_runs(
-    traces: dict[str, list[Span]], classify: Classify, display: str, producer: str
-) -> TraceFile:
+def read_runs(traces: dict[str, list[Spot]], display: str, producer: str) -> TraceFile:
     """One `Run` per trace that holds an agent or a model turn; the rest is counted."""
     ignored: Counter[str] = Counter()
     runs = []
     for trace_id, spans in traces.items():
-        builder = _TraceBuilder(trace_id, spans, classify, display, ignored)
+        builder = _TraceBuilder(trace_id, spans, display, ignored)
         document = builder.document(producer)
         if document is not None:
             runs.append(Run(trace_id, document))
@@ -148,17 +146,11 @@ class _TraceBuilder:
     def __init__(
         self,
         trace_id: str,
-        spans: Sequence[Span],
-        classify: Classify,
+        spans: Sequence[Spot],
         display: str,
         ignored: Counter[str],
     ) -> None:
-        self.trace_id, self.classify, self.display, self.ignored = (
-            trace_id,
-            classify,
-            display,
-            ignored,
-        )
+        self.trace_id, self.display, self.ignored = trace_id, display, ignored
         self.children = _linked(trace_id, spans, display)
         self.root = _Node(trace_id, None)
         self.speakers: set[str] = set()
@@ -171,8 +163,8 @@ class _TraceBuilder:
             return None
         return _trajectory(self.root, self.trace_id, producer, len(self.speakers) > 1)
 
-    def _walk(self, span: Span, ctx: _Context) -> None:
-        role = self.classify(span)
+    def _walk(self, span: Spot, ctx: _Context) -> None:
+        role = span.role
         inner = ctx
         if isinstance(role, Agent):
             inner = self._agent(span, role, ctx)
@@ -187,7 +179,7 @@ class _TraceBuilder:
         for child in self.children.get(span.span_id, ()):
             self._walk(child, inner)
 
-    def _agent(self, span: Span, agent: Agent, ctx: _Context) -> _Context:
+    def _agent(self, span: Spot, agent: Agent, ctx: _Context) -> _Context:
         node = ctx.merge
         if node is None:
             node = _Node(self.trace_id, span.span_id)
@@ -217,7 +209,7 @@ class _TraceBuilder:
             result["source_call_id"] = call["tool_call_id"]
         turn.setdefault("observation", {"results": []})["results"].append(result)
 
-    def _turn(self, span: Span, turn: Turn, node: _Node) -> None:
+    def _turn(self, span: Spot, turn: Turn, node: _Node) -> None:
         if not node.steps and turn.user_input:
             node.user_input = turn.user_input
             node.steps.append(_user_step(turn.user_input, span))
@@ -254,7 +246,7 @@ class _TraceBuilder:
             step["metrics"] = metrics
         node.steps.append(step)
 
-    def _tool(self, span: Span, tool: ToolRun, node: _Node) -> dict[str, Any] | None:
+    def _tool(self, span: Spot, tool: ToolRun, node: _Node) -> dict[str, Any] | None:
         """The observation result for `tool`, on the model turn that called it."""
         step, call = _answered(node, tool)
         if step is None:
@@ -296,15 +288,15 @@ def _answered(node: _Node, tool: ToolRun) -> tuple[dict[str, Any] | None, dict[s
     return last, None
 
 
-def _linked(trace_id: str, spans: Sequence[Span], display: str) -> dict[str | None, list[Span]]:
+def _linked(trace_id: str, spans: Sequence[Spot], display: str) -> dict[str | None, list[Spot]]:
     """Children by parent span id (None: the trace's top spans), in start order; one clear
     problem for a duplicated span id, a parent that is not in the file, or a cycle."""
-    by_id: dict[str, Span] = {}
+    by_id: dict[str, Spot] = {}
     for span in spans:
         if span.span_id in by_id:
             raise _problem(display, span, "otlp.duplicate_span", "this span id is used twice")
         by_id[span.span_id] = span
-    children: dict[str | None, list[Span]] = {}
+    children: dict[str | None, list[Spot]] = {}
     for span in spans:
         if span.parent_id is not None and span.parent_id not in by_id:
             raise _problem(
@@ -321,12 +313,12 @@ def _linked(trace_id: str, spans: Sequence[Span], display: str) -> dict[str | No
     return children
 
 
-def _check_acyclic(by_id: dict[str, Span], display: str) -> None:
+def _check_acyclic(by_id: dict[str, Spot], display: str) -> None:
     settled: set[str] = set()
     for span in by_id.values():
         path: list[str] = []
         seen: set[str] = set()
-        current: Span | None = span
+        current: Spot | None = span
         while current is not None and current.span_id not in settled:
             if current.span_id in seen:
                 raise _problem(
@@ -341,12 +333,12 @@ def _check_acyclic(by_id: dict[str, Span], display: str) -> None:
         settled.update(seen)
 
 
-def _problem(display: str, span: Span, rule: str, message: str) -> InputError:
+def _problem(display: str, span: Spot, rule: str, message: str) -> InputError:
     where = f"line {span.line}: trace {clip(span.trace_id)} span {clip(span.span_id)}"
     return InputError([Problem(display, where, rule, message)])
 
 
-def _user_step(text: str, span: Span) -> dict[str, Any]:
+def _user_step(text: str, span: Spot) -> dict[str, Any]:
     return {
         "source": "user",
         "message": text,
@@ -355,7 +347,7 @@ def _user_step(text: str, span: Span) -> dict[str, Any]:
     }
 
 
-def _origin(span: Span) -> dict[str, Any]:
+def _origin(span: Spot) -> dict[str, Any]:
     return {"trace_id": span.trace_id, "span_id": span.span_id, "line": span.line}
 
 
