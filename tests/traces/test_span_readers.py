@@ -319,6 +319,18 @@ def test_a_line_file_no_reader_knows_is_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / "events.jsonl").write_text('{"type": "message"}\n')
     done = agentjudge("validate", "events.jsonl", cwd=tmp_path)
     assert done.returncode == 1
-    assert "events.jsonl: $: not a trace format agentjudge recognises; name one with --format" in (
+    assert "events.jsonl: $: not a trace format agentjudge recognises; name its format" in (
+        done.stdout
+    )
+
+
+def test_an_otlp_export_of_other_spans_is_not_taken_for_atif(tmp_path: Path) -> None:
+    doc = _spans_doc("pydantic-ai__sum-pass.otlp.json")
+    for span in _spans(doc):
+        span["attributes"] = [a for a in span["attributes"] if not a["key"].startswith("gen_ai")]
+    (tmp_path / "http.json").write_text(json.dumps(doc))
+    done = agentjudge("validate", "http.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "http.json: $: an OTLP export whose first 64 KiB hold no GenAI or OpenInference" in (
         done.stdout
     )

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentjudge.traces.otlp_spans import RESOURCE_SPANS, Span, is_otlp, read_traces
+from agentjudge.traces.otlp_spans import Span, is_otlp, read_traces
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_runs import (
     Agent,
@@ -36,7 +36,7 @@ OPERATION = "gen_ai.operation.name"
 
 def sniff(path: Path, head: bytes) -> bool:
     """An OTLP/JSON export whose first spans carry a GenAI operation."""
-    return is_otlp(head) and b'"gen_ai.operation.name"' in head and RESOURCE_SPANS in head
+    return is_otlp(head) and b'"gen_ai.operation.name"' in head
 
 
 def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:

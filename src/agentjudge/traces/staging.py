@@ -25,6 +25,7 @@ from agentjudge.atif.node import Node
 from agentjudge.atif.tree import load_inputs
 from agentjudge.errors import InputError, Problem
 from agentjudge.traces.formats import HEAD_BYTES, detect, format_names, named
+from agentjudge.traces.otlp_spans import is_otlp
 from agentjudge.traces.read import Format, TraceFile
 
 # Names of files a folder is searched for: ATIF documents, OTLP/JSON documents and lines.
@@ -63,9 +64,9 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
         if item.problem is not None:
             staged.inputs.append(item)
             continue
-        fmt = fixed if forced is not None else _detected(item)
+        fmt, otlp = (fixed, False) if forced is not None else _detected(item)
         if fmt is None:
-            staged.inputs.append(item if forced is not None else _atif_or_problem(item))
+            staged.inputs.append(item if forced is not None else _atif_or_problem(item, otlp))
             continue
         try:
             read = fmt.read(item.path, item.display, limits.max_file_bytes)
@@ -88,27 +89,34 @@ def ignored_line(counts: Mapping[str, int], unit: str = "spans") -> str:
     return f"ignored {total} {unit}: {parts}"
 
 
-def _detected(item: InputFile) -> Format | None:
+def _detected(item: InputFile) -> tuple[Format | None, bool]:
+    """The format `item`'s first bytes show, and whether they are an OTLP export at all."""
     try:
         with item.path.open("rb") as stream:
             head = stream.read(HEAD_BYTES)
     except OSError:
-        return None  # the ATIF loader says why it cannot be read
-    return detect(item.path, head)
+        return None, False  # the ATIF loader says why it cannot be read
+    return detect(item.path, head), is_otlp(head)
 
 
-def _atif_or_problem(item: InputFile) -> InputFile:
-    """A file no trace reader knows is read as ATIF, unless named as a line file."""
-    if not item.display.endswith(LINE_FILES):  # the name the user sees (a link's own)
+def _atif_or_problem(item: InputFile, otlp: bool) -> InputFile:
+    """A file no trace reader knows is read as ATIF, unless it is an OTLP export (whose
+    first spans carry no GenAI or OpenInference attribute) or named as a line file."""
+    if not otlp and not item.display.endswith(LINE_FILES):  # a link's own name counts
         return item
     names = ", ".join(format_names())
+    what = (
+        f"an OTLP export whose first {HEAD_BYTES // 1024} KiB hold no GenAI or OpenInference span"
+        if otlp
+        else "not a trace format agentjudge recognises"
+    )
     return _refused(
         item,
         Problem(
             item.display,
             "$",
             "traces.unknown_format",
-            f"not a trace format agentjudge recognises; name one with --format ({names})",
+            f"{what}; name its format with --format ({names})",
         ),
     )
 
