@@ -334,3 +334,49 @@ def test_an_otlp_export_of_other_spans_is_not_taken_for_atif(tmp_path: Path) -> 
     assert "http.json: $: an OTLP export whose first 64 KiB hold no GenAI or OpenInference" in (
         done.stdout
     )
+
+
+def _chain(operations: list[str | None]) -> dict[str, Any]:
+    """One trace of spans each the child of the one before, with these GenAI operations."""
+    spans = []
+    for index, operation in enumerate(operations):
+        attributes = []
+        if operation is not None:
+            attributes.append({"key": "gen_ai.operation.name", "value": {"stringValue": operation}})
+        spans.append(
+            {
+                "traceId": "ab" * 16,
+                "spanId": f"{index + 1:016x}",
+                **({"parentSpanId": f"{index:016x}"} if index else {}),
+                "name": operation or "step",
+                "startTimeUnixNano": str(1000 + index),
+                "endTimeUnixNano": str(100_000 - index),
+                "attributes": attributes,
+            }
+        )
+    return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"scope": {}, "spans": spans}]}]}
+
+
+def test_spans_nested_deeper_than_the_stack_are_read(tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text(
+        json.dumps(_chain(["invoke_agent", *[None] * 5000, "chat"]))
+    )
+    done = agentjudge("validate", "deep.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ignored 5000 spans: 5000 not GenAI" in done.stdout
+
+
+def test_agents_nested_past_the_limit_are_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text(json.dumps(_chain(["invoke_agent"] * 60)))
+    done = agentjudge("validate", "deep.json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert f"span {52:016x}: agents nested more than 50 deep" in done.stdout
+
+
+def test_a_line_nested_too_deep_is_one_clear_line(tmp_path: Path) -> None:
+    good = json.dumps(_spans_doc("pydantic-ai__sum-pass.otlp.json"))
+    (tmp_path / "spans.jsonl").write_text(good + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+    done = agentjudge("validate", "spans.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "spans.jsonl: line 2: JSON nested more than 100 levels deep" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr

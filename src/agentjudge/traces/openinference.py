@@ -9,11 +9,10 @@ RETRIEVER, RERANKER, GUARDRAIL, EVALUATOR) are counted and walked through.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from agentjudge.traces.otlp_spans import Span, is_otlp, read_traces
+from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_traces
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_runs import (
     Agent,
@@ -144,7 +143,7 @@ def _task(value: Any) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        decoded = json.loads(value)
+        decoded = loads_bounded(value)
     except ValueError:
         return value
     if isinstance(decoded, dict):

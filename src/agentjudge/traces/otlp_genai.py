@@ -11,11 +11,10 @@ events (`gen_ai.user.message`, `gen_ai.choice`, ...).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from agentjudge.traces.otlp_spans import Span, is_otlp, read_traces
+from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_traces
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_runs import (
     Agent,
@@ -193,8 +192,8 @@ def _decoded(value: Any) -> Any:
     """Structured attributes are JSON text in OTLP; anything that is not stays as it is."""
     if isinstance(value, str) and value[:1] in ("[", "{"):
         try:
-            return json.loads(value)
-        except ValueError:
+            return loads_bounded(value)
+        except ValueError:  # not JSON after all (or nested past the limit): kept as text
             return value
     return value
 

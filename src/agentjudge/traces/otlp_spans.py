@@ -11,6 +11,7 @@ numbers or their names (`STATUS_CODE_ERROR`), as the protobuf JSON mapping allow
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from agentjudge.errors import InputError, Problem, clip
+from agentjudge.nesting import MAX_JSON_DEPTH, BoundedReader, TooDeep
 
 # The head of an OTLP/JSON export, whichever writer: sniffed in a file's first bytes.
 RESOURCE_SPANS = b'"resourceSpans"'
@@ -131,15 +133,30 @@ def _spans(path: Path, display: str, max_file_bytes: int) -> Iterator[Span]:
 
 def _whole_object(line: bytes) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
+        return isinstance(loads_bounded(line), dict)
+    except ValueError:  # TooDeep too: read whole, the line's problem is said there
         return False
+
+
+def loads_bounded(data: bytes | str) -> Any:
+    """`json.loads`, refusing (`TooDeep`) JSON nested deeper than `MAX_JSON_DEPTH`: the
+    parser, and whatever walks its result, would recurse past Python's stack."""
+    raw = data.encode() if isinstance(data, str) else data
+    BoundedReader(io.BytesIO(raw)).read()
+    return json.loads(raw)
 
 
 def _export(data: bytes, line: int, display: str) -> Iterator[Span]:
     where = f"line {line}"
     try:
-        doc = json.loads(data)
+        doc = loads_bounded(data)
+    except TooDeep:
+        raise _problem(
+            display,
+            where,
+            "otlp.too_deep",
+            f"JSON nested more than {MAX_JSON_DEPTH} levels deep: no OTLP export is",
+        ) from None
     except ValueError as exc:
         raise _problem(
             display, where, "otlp.json_invalid", f"not valid JSON ({exc}); fix or remove the line"

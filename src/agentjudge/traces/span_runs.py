@@ -26,10 +26,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentjudge.errors import InputError, Problem, clip
-from agentjudge.traces.otlp_spans import Placed, Span
+from agentjudge.traces.otlp_spans import Placed, Span, loads_bounded
 from agentjudge.traces.read import Run, TraceFile
 
 SCHEMA_VERSION = "ATIF-v1.7"
+# Subagents inside subagents: each level nests the ATIF document deeper, and the JSON
+# writers stop near 254 levels (see agentjudge.nesting).
+MAX_AGENT_DEPTH = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +120,7 @@ class _Node:
     trace_id: str
     span_id: str | None
     names: list[str] = field(default_factory=list)
-    user_input: str | None = None
+    depth: int = 0
     steps: list[dict[str, Any]] = field(default_factory=list)
     children: list[_Node] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
@@ -151,7 +154,7 @@ class _TraceBuilder:
         ignored: Counter[str],
     ) -> None:
         self.trace_id, self.display, self.ignored = trace_id, display, ignored
-        self.children = _linked(trace_id, spans, display)
+        self.children = _linked(spans, display)
         self.root = _Node(trace_id, None)
         self.speakers: set[str] = set()
 
@@ -163,26 +166,39 @@ class _TraceBuilder:
             return None
         return _trajectory(self.root, self.trace_id, producer, len(self.speakers) > 1)
 
-    def _walk(self, span: Spot, ctx: _Context) -> None:
-        role = span.role
-        inner = ctx
-        if isinstance(role, Agent):
-            inner = self._agent(span, role, ctx)
-        elif isinstance(role, Turn):
-            self._turn(span, role, ctx.owner())
-        elif isinstance(role, ToolRun):
-            owner = ctx.owner()
-            result = self._tool(span, role, owner)
-            inner = _Context(owner, result) if result is not None else ctx
-        else:
-            self.ignored[role.kind] += 1
-        for child in self.children.get(span.span_id, ()):
-            self._walk(child, inner)
+    def _walk(self, top: Spot, ctx: _Context) -> None:
+        """`top` and its descendants, depth first in start order (a loop, not recursion:
+        a trace may nest deeper than Python's stack)."""
+        pending: list[tuple[Spot, _Context]] = [(top, ctx)]
+        while pending:
+            span, ctx = pending.pop()
+            role = span.role
+            inner = ctx
+            if isinstance(role, Agent):
+                inner = self._agent(span, role, ctx)
+            elif isinstance(role, Turn):
+                self._turn(span, role, ctx.owner())
+            elif isinstance(role, ToolRun):
+                owner = ctx.owner()
+                result = self._tool(span, role, owner)
+                inner = _Context(owner, result) if result is not None else ctx
+            else:
+                self.ignored[role.kind] += 1
+            children = self.children.get(span.span_id, ())
+            pending.extend((child, inner) for child in reversed(children))
 
     def _agent(self, span: Spot, agent: Agent, ctx: _Context) -> _Context:
         node = ctx.merge
         if node is None:
-            node = _Node(self.trace_id, span.span_id)
+            node = _Node(self.trace_id, span.span_id, depth=ctx.node.depth + 1)
+            if node.depth > MAX_AGENT_DEPTH:
+                raise _problem(
+                    self.display,
+                    span,
+                    "traces.agent_depth",
+                    f"agents nested more than {MAX_AGENT_DEPTH} deep; agentjudge reads "
+                    "subagents that deep at most",
+                )
             ctx.node.children.append(node)
             self._refer(ctx, node, agent.name)
             if ctx.tool is not None:
@@ -190,8 +206,7 @@ class _TraceBuilder:
         if node is self.root:
             self.speakers.add(agent.name)
         node.names.append(agent.name)
-        if node.user_input is None and agent.user_input and not node.steps:
-            node.user_input = agent.user_input
+        if agent.user_input and not node.steps:
             node.steps.append(_user_step(agent.user_input, span))
         return _Context(node)
 
@@ -211,7 +226,6 @@ class _TraceBuilder:
 
     def _turn(self, span: Spot, turn: Turn, node: _Node) -> None:
         if not node.steps and turn.user_input:
-            node.user_input = turn.user_input
             node.steps.append(_user_step(turn.user_input, span))
         step: dict[str, Any] = {
             "source": "agent",
@@ -288,7 +302,7 @@ def _answered(node: _Node, tool: ToolRun) -> tuple[dict[str, Any] | None, dict[s
     return last, None
 
 
-def _linked(trace_id: str, spans: Sequence[Spot], display: str) -> dict[str | None, list[Spot]]:
+def _linked(spans: Sequence[Spot], display: str) -> dict[str | None, list[Spot]]:
     """Children by parent span id (None: the trace's top spans), in start order; one clear
     problem for a duplicated span id, a parent that is not in the file, or a cycle."""
     by_id: dict[str, Spot] = {}
@@ -400,7 +414,7 @@ def json_arguments(value: Any) -> dict[str, Any]:
     anything that is not an object is kept under `input`."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads_bounded(value)
         except ValueError:
             return {"input": value}
     if isinstance(value, dict):
