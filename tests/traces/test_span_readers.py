@@ -77,7 +77,8 @@ def test_spans_that_are_no_step_are_counted_by_kind(validated: dict[str, Any]) -
     ):
         for name, row in described(folder).items():
             if kind in row["counts"]:
-                assert ignored[name][key] == row["counts"][kind], name
+                assert ignored[name] == {"unit": "spans", "counts": ignored[name]["counts"]}
+                assert ignored[name]["counts"][key] == row["counts"][kind], name
 
 
 def test_convert_writes_valid_atif_whose_steps_point_at_spans(tmp_path: Path) -> None:
@@ -380,3 +381,16 @@ def test_a_line_nested_too_deep_is_one_clear_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "spans.jsonl: line 2: JSON nested more than 100 levels deep" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_the_runs_of_trace_files_count_against_the_file_limit(tmp_path: Path) -> None:
+    lines = [
+        _spans_doc(n)
+        for n in ("pydantic-ai__sum-pass.otlp.json", "pydantic-ai__sum-wrong.otlp.json")
+    ]
+    (tmp_path / "spans.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = agentjudge("validate", "--max-trajectory-files", "1", "spans.jsonl", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "2 trajectories (runs of trace files counted), more than max_trajectory_files=1" in (
+        done.stderr
+    )

@@ -20,7 +20,7 @@ from agentjudge.cli.options import (
 from agentjudge.errors import EXIT_INVALID, EXIT_OK
 from agentjudge.printable import printable
 from agentjudge.report.validation import ValidationSummary, root_line, root_record
-from agentjudge.traces.staging import ignored_line, load_runs
+from agentjudge.traces.staging import load_runs
 
 _DEFAULTS = Limits()
 
@@ -46,8 +46,8 @@ def validate_command(
     records = []
     trees, staged = load_runs(paths, limits, trace_format)
     if not as_json and not quiet:
-        for display, counts in staged.ignored.items():
-            typer.echo(printable(f"{display}: {ignored_line(counts)}"))
+        for display, left in staged.ignored.items():
+            typer.echo(printable(f"{display}: {left.line()}"))
     for root in trees:
         summary.add(root)
         if as_json:
@@ -57,7 +57,8 @@ def validate_command(
             for problem in root.all_problems():
                 typer.echo(f"    {printable(str(problem))}")
     if as_json:
-        document = {"roots": records, "summary": summary.as_dict(), "ignored": staged.ignored}
+        ignored = {display: left.as_dict() for display, left in staged.ignored.items()}
+        document = {"roots": records, "summary": summary.as_dict(), "ignored": ignored}
         typer.echo(json.dumps(document, indent=2))
     else:
         typer.echo(summary.line())

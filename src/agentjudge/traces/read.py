@@ -35,6 +35,7 @@ class TraceFile:
 
     runs: tuple[Run, ...]
     ignored: Mapping[str, int] = field(default_factory=dict)
+    unit: str = "spans"  # what `ignored` counts: spans, lines, events
 
 
 @dataclass(frozen=True, slots=True)

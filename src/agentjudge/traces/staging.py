@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentjudge.atif.discover import InputFile, discover
 from agentjudge.atif.limits import Limits
@@ -33,12 +34,29 @@ LINE_FILES = (".jsonl", ".ndjson")
 SUFFIXES = (".json", *LINE_FILES)
 
 
+@dataclass(frozen=True, slots=True)
+class Left:
+    """What a trace file's reader did not map: counts by kind, of `unit` (spans, lines)."""
+
+    counts: Mapping[str, int]
+    unit: str
+
+    def line(self) -> str:
+        """`ignored 12 spans: 10 embedding, 2 retriever` (largest first)."""
+        total = sum(self.counts.values())
+        ordered = sorted(self.counts.items(), key=lambda pair: -pair[1])
+        return f"ignored {total} {self.unit}: " + ", ".join(f"{n} {kind}" for kind, n in ordered)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"unit": self.unit, "counts": dict(self.counts)}
+
+
 @dataclass
 class Staged:
     """The files to load, and per trace file (by display name) what its reader left out."""
 
     inputs: list[InputFile] = field(default_factory=list)
-    ignored: dict[str, Mapping[str, int]] = field(default_factory=dict)
+    ignored: dict[str, Left] = field(default_factory=dict)
     converted: set[Path] = field(default_factory=set)  # the runs written from trace files
 
 
@@ -78,15 +96,21 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
         staged.inputs.extend(runs)
         staged.converted.update(run.path for run in runs)
         if read.ignored:
-            staged.ignored[item.display] = read.ignored
+            staged.ignored[item.display] = Left(read.ignored, read.unit)
+    if len(staged.inputs) > limits.max_trajectory_files:
+        raise InputError(
+            [
+                Problem(
+                    str(paths[0]),
+                    "$",
+                    "limit.max_trajectory_files",
+                    f"{len(staged.inputs)} trajectories (runs of trace files counted), more "
+                    f"than max_trajectory_files={limits.max_trajectory_files}; raise the limit "
+                    "(--max-trajectory-files) or name fewer paths",
+                )
+            ]
+        )
     return staged
-
-
-def ignored_line(counts: Mapping[str, int], unit: str = "spans") -> str:
-    """`ignored 12 spans: 10 embedding, 2 retriever` (largest first)."""
-    total = sum(counts.values())
-    parts = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda p: -p[1]))
-    return f"ignored {total} {unit}: {parts}"
 
 
 def _detected(item: InputFile) -> tuple[Format | None, bool]:
@@ -130,7 +154,8 @@ def _written(read: TraceFile, item: InputFile, folder: Path) -> list[InputFile]:
     inputs = []
     for number, run in enumerate(read.runs, start=1):
         path = folder / f"run-{number}.json"
-        path.write_text(json.dumps(run.document, ensure_ascii=False), encoding="utf-8")
+        # ASCII: a lone surrogate a trace escaped stays escaped (the loader says if it is bad)
+        path.write_text(json.dumps(run.document), encoding="ascii")
         inputs.append(InputFile(path, folder, f"{item.display}:{run.name}"))
     return inputs
 

@@ -13,7 +13,7 @@ from agentjudge.atif.limits import Limits
 from agentjudge.errors import InputError, Problem
 from agentjudge.files import write_atomic
 from agentjudge.traces.formats import named
-from agentjudge.traces.staging import ignored_line, stage
+from agentjudge.traces.staging import stage
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,5 +65,5 @@ def convert_to_atif(paths: Sequence[str | Path], out: Path, forced: str | None =
         target = out / (display.replace("/", "__").replace(":", "__") + ".json")
         write_atomic(target, document, indent=2, flag="OUT", what="a converted trajectory")
         written.append(target)
-    notes = tuple(f"{display}: {ignored_line(c)}" for display, c in staged.ignored.items())
+    notes = tuple(f"{display}: {left.line()}" for display, left in staged.ignored.items())
     return Converted(tuple(written), notes)
