@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import FIXTURES, REPO
 
 ORIGINALS = REPO.parent / "shared" / "fixtures"
-COPIED = ("atif", "graph-agents-cli", "who-and-when")
+COPIED = ("atif", "graph-agents-cli", "who-and-when", "traces/otlp-genai", "traces/openinference")
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -32,8 +32,11 @@ class InputFile:
     problem: Problem | None = None
 
 
-def discover(paths: Sequence[str | Path], max_files: int) -> list[InputFile]:
-    """Every `*.json` under `paths`, each folder in sorted path order, without duplicates.
+def discover(
+    paths: Sequence[str | Path], max_files: int, suffixes: tuple[str, ...] = (".json",)
+) -> list[InputFile]:
+    """Every file named `*.json` (or another of `suffixes`) under `paths`, each folder in
+    sorted path order, without duplicates.
 
     A named file's input root is the folder it really lies in; a named folder (after its
     links are resolved) is its own root. Raises `UsageError` for a path that does not exist
@@ -50,10 +53,11 @@ def discover(paths: Sequence[str | Path], max_files: int) -> list[InputFile]:
                 InputFile(real / rel, real, shown_path(Path(given) / rel), item)
                 if isinstance(item, Problem)
                 else InputFile(item, real, shown_path(Path(given) / rel))
-                for rel, item in _walk_json(real, Path(given))
+                for rel, item in _walk_json(real, Path(given), suffixes)
             ]
             if not candidates:
-                raise UsageError(f"{given}: no *.json files in this folder")
+                names = " or ".join(f"*{suffix}" for suffix in suffixes)
+                raise UsageError(f"{given}: no {names} files in this folder")
         elif real.is_file():
             candidates = [InputFile(real, real.parent, shown_path(given))]
         else:
@@ -97,7 +101,9 @@ def _named(given: str | Path) -> Path:
         raise UsageError(f"{given}: cannot be read: {exc.strerror}") from None
 
 
-def _walk_json(root: Path, named: Path) -> list[tuple[str, Path | Problem]]:
+def _walk_json(
+    root: Path, named: Path, suffixes: tuple[str, ...]
+) -> list[tuple[str, Path | Problem]]:
     """The JSON files below `root` (a real folder) by relative path, sorted component-wise.
 
     Only real folders are descended: a link to a folder inside the root adds nothing (that
@@ -124,22 +130,24 @@ def _walk_json(root: Path, named: Path) -> list[tuple[str, Path | Problem]]:
                 links.append((parts, Path(entry.path)))
             elif entry.is_dir(follow_symlinks=False):
                 folders.append((Path(entry.path), parts))
-            elif entry.name.endswith(".json"):
+            elif entry.name.endswith(suffixes):
                 regular = entry.is_file(follow_symlinks=False)
                 display = shown_path(named.joinpath(*parts))
                 files.append((parts, Path(entry.path) if regular else not_regular_problem(display)))
     direct = {item for _, item in files if isinstance(item, Path)}
     for parts, link in links:
-        followed = _follow(link, root, shown_path(named.joinpath(*parts)))
+        followed = _follow(link, root, shown_path(named.joinpath(*parts)), suffixes)
         if followed is not None and followed not in direct:
             files.append((parts, followed))
     files.sort(key=lambda pair: pair[0])
     return [(os.path.join("", *parts), item) for parts, item in files]
 
 
-def _follow(link: Path, root: Path, display: str) -> Path | Problem | None:
+def _follow(
+    link: Path, root: Path, display: str, suffixes: tuple[str, ...]
+) -> Path | Problem | None:
     """What a link found in the walk adds: a file inside, a problem, or None (nothing)."""
-    is_json = link.name.endswith(".json")
+    is_json = link.name.endswith(suffixes)
     target = resolve_inside(link, root, display)
     if isinstance(target, Problem):
         # a link to a folder outside is refused whatever its name; the check reads the

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agentjudge.atif.collection import Collection, ref_target
-from agentjudge.atif.discover import discover
+from agentjudge.atif.discover import InputFile, discover
 from agentjudge.atif.index import FileInfo, RefInfo, SidechainInfo, TrajInfo
 from agentjudge.atif.limits import Limits
 from agentjudge.atif.node import Node, NodeKind, OmitReason, OmittedChild, Segment
@@ -30,7 +30,11 @@ def load_trees(paths: Sequence[str | Path], limits: Limits | None = None) -> Ite
     paths that do not exist and `InputError` when there are too many files.
     """
     limits = limits or Limits()
-    inputs = discover(paths, limits.max_trajectory_files)
+    yield from load_inputs(discover(paths, limits.max_trajectory_files), limits)
+
+
+def load_inputs(inputs: list[InputFile], limits: Limits) -> Iterator[Node]:
+    """`load_trees` over files already found (trace readers hand in converted runs)."""
     builder = _Builder(limits, Collection(inputs, limits.max_file_bytes))
     yield from builder.trees()
 

@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from agentjudge.errors import EXIT_OK
+from agentjudge.cli.options import TraceFormat
+from agentjudge.errors import EXIT_OK, UsageError
+from agentjudge.printable import printable
 
 convert_app = typer.Typer(
-    help="Convert public datasets into ATIF trajectories and calibration labels.",
+    help="Convert trace files, and public datasets, into ATIF trajectories.",
     no_args_is_help=True,
 )
 
@@ -32,4 +34,29 @@ def convert_who_and_when_command(
         f"converted {done.runs} runs ({done.steps} steps): trajectories in {done.trajectories}, "
         f"labels in {done.labels}, reference answers in {done.references}"
     )
+    return EXIT_OK
+
+
+@convert_app.command("traces")
+def convert_traces_command(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Trace files or folders (searched recursively).")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")],
+    to: Annotated[str, typer.Option("--to", help="The format to write: atif.")] = "atif",
+    trace_format: TraceFormat = None,
+) -> int:
+    """Convert OTLP GenAI and OpenInference trace files into ATIF: one validated document
+    per run (trace), OUT/<file>__<trace id>.json, subagents embedded.
+
+    Exit 0: converted; 1: a file is not a readable trace (nothing written); 3: usage error.
+    """
+    from agentjudge.traces.to_atif import convert_to_atif
+
+    if to != "atif":
+        raise UsageError(f"--to {to}: the only format written is atif")
+    done = convert_to_atif(paths, out, trace_format)
+    for note in done.ignored:
+        typer.echo(printable(note))
+    typer.echo(f"converted {len(done.written)} runs into {out}")
     return EXIT_OK

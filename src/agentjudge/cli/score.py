@@ -67,6 +67,7 @@ from agentjudge.cli.options import (
     ScoreQuiet,
     ScoringMode,
     SubagentAggregation,
+    TraceFormat,
     TrainingThreshold,
 )
 from agentjudge.cli.report import write_html_report
@@ -109,6 +110,7 @@ RAY_WORD = re.compile(RAY_ADDRESS)
 
 def score_command(
     paths: ScorePaths = None,
+    trace_format: TraceFormat = None,
     config_file: ConfigFile = None,
     output: ScoreOutput = None,
     scoring_mode: ScoringMode = None,

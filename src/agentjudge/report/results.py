@@ -300,6 +300,8 @@ def _step(step: StepDetail) -> dict[str, Any]:
         ),
         # with samples > 1 only: a one-sample step reads as it always has
         **(step.sampled.as_dict() if step.sampled is not None else {}),
+        # a step read from a trace file: where it was recorded (trace and span ids)
+        **({"origin": step.origin} if step.origin is not None else {}),
     }
 
 

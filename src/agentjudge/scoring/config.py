@@ -30,6 +30,7 @@ from agentjudge.nesting import load_yaml
 from agentjudge.scoring.aggregate import AggregationMode
 from agentjudge.scoring.criteria import ScoringMode
 from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, DecisiveRule
+from agentjudge.traces.formats import format_names
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[int, Field(ge=1)]
@@ -44,6 +45,8 @@ class ScoreConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     trajectory_path: list[str] = []
+    # the format every input is read in (docs/formats.md); None: each file's content says
+    trace_format: str | None = None
     scoring_mode: ScoringMode = "default"
     rubric: str | dict[str, Any] | None = None
     reference_registry_path: str | None = None
@@ -101,6 +104,13 @@ class ScoreConfig(BaseModel):
     # score on a Ray cluster (docs/distributed.md): "auto" joins the one RAY_ADDRESS or
     # `ray start` made, "local" starts one here, else the head's HOST:PORT or ray://HOST:PORT
     ray_address: str | None = None
+
+    @field_validator("trace_format")
+    @classmethod
+    def _trace_format(cls, value: str | None) -> str | None:
+        if value is not None and value not in format_names():
+            raise ValueError(f"{value[:100]!r}: use one of {', '.join(format_names())}")
+        return value
 
     @field_validator("ray_address")
     @classmethod

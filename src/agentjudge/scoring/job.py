@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from agentjudge.atif import Node, load_trees
+from agentjudge.atif import Node
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
 from agentjudge.judge.samples import sampled_score
@@ -46,6 +46,7 @@ from agentjudge.scoring.scored import (
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
+from agentjudge.traces.staging import load_runs
 
 # Steps of trees being judged at once, per call the judge client takes at once: enough
 # queued requests that calls never wait for a tree to be planned (see step_budget.py).
@@ -69,7 +70,8 @@ class _FailFast(Exception):
 
 def load_roots(config: ScoreConfig) -> list[Node]:
     """Every root tree of a job (validated and linked), before any judge call."""
-    return list(load_trees(config.trajectory_path, config.limits()))
+    trees, _ = load_runs(config.trajectory_path, config.limits(), config.trace_format)
+    return list(trees)
 
 
 @dataclass
@@ -366,6 +368,7 @@ class ScoringJob:
             error_message=outcome.message,
             agent_name=view.agent_name,
             cut=view.cut,
+            origin=view.origin,
         )
 
 

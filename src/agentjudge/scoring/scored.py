@@ -4,7 +4,7 @@ with its aggregates, rubrics and decisive failure, the job's own counts, and the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from agentjudge.atif import Node
 from agentjudge.judge.samples import SampledScore
@@ -36,6 +36,7 @@ class StepDetail:
     sampled: SampledScore | None = None  # with samples > 1: every sample's score
     agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
     cut: StepCut | None = None  # what the judge was not shown of a step too long to show whole
+    origin: dict[str, Any] | None = None  # where a trace recorded it (`extra.source`)
 
 
 @dataclass

@@ -40,6 +40,8 @@ class StepView:
     # the speaker a flattened multi-agent transcript names in `extra.agent_name`
     agent_name: str | None = None
     cut: StepCut | None = None  # set when `data` holds only part of the step's texts
+    # where a step read from a trace file was recorded (`extra.source`: trace and span ids)
+    origin: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,7 @@ def node_steps(node: Node, files: FileCache, budget: int = STEP_CHARS) -> NodeSt
                     tool_names=tuple(c.function_name for c in step.tool_calls or ()),
                     agent_name=_agent_name(step),
                     cut=cut,
+                    origin=_origin(step),
                 )
             )
     return NodeSteps(tuple(views), task, reference_id)
@@ -180,6 +183,11 @@ def _at(doc: Trajectory, pointer: str) -> Trajectory:
 def _agent_name(step: Step) -> str | None:
     name = (step.extra or {}).get("agent_name")
     return name if isinstance(name, str) and name else None
+
+
+def _origin(step: Step) -> dict[str, Any] | None:
+    origin = (step.extra or {}).get("source")
+    return origin if isinstance(origin, dict) else None
 
 
 def _sidechain(step: Step) -> str | None:

@@ -35,17 +35,19 @@ class TraceFile:
 
     runs: tuple[Run, ...]
     ignored: Mapping[str, int] = field(default_factory=dict)
+    unit: str = "spans"  # what `ignored` counts: spans, lines, events
 
 
 @dataclass(frozen=True, slots=True)
 class Format:
     """A format a trace file may be in: how to recognise it and how to read it.
 
-    `sniff` gets the path and the file's first bytes; `read` gets the path and the name to
-    show for it, and raises `InputError` with one line naming the file, the line or span,
-    and the fix.
+    `sniff` gets the path and the file's first bytes; `read` gets the path, the name to
+    show for it and `max_file_bytes` (the most it may hold in memory at once: a whole
+    document, or one line of a line-per-record file), and raises `InputError` with one line
+    naming the file, the line or span, and the fix.
     """
 
     name: str
     sniff: Callable[[Path, bytes], bool]
-    read: Callable[[Path, str], TraceFile]
+    read: Callable[[Path, str, int], TraceFile]

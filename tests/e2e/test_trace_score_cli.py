@@ -1,0 +1,58 @@
+"""`agentjudge score` on trace files: the real CLI against the scriptable judge server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentjudge.testing import JudgeServer
+from tests.conftest import FIXTURES
+from tests.e2e.test_score_cli import judge_flags, score
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _span_ids(path: Path) -> set[str]:
+    ids: set[str] = set()
+    for line in path.read_text().splitlines():
+        for resource in json.loads(line)["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                ids.update(span["spanId"] for span in scope["spans"])
+    return ids
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "otlp-genai/pydantic-ai__subagent-pass.otlp.json",
+        "openinference/langgraph__subagent-pass.otlp.json",
+    ],
+)
+def test_scored_steps_point_back_to_their_spans(tmp_path: Path, name: str) -> None:
+    source = FIXTURES / "traces" / name
+    with JudgeServer() as server:
+        done = score(
+            source, "--output", tmp_path / "results.json", *judge_flags(server), cwd=tmp_path
+        )
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    (root,) = results["trajectories"]
+    assert root["root"].startswith(f"{source}:")  # the file the user named, then the trace
+    spans = _span_ids(source)
+    steps = [step for node in root["nodes"] for step in node["steps"]]
+    assert len(steps) == 6  # two agents: a user input and two model turns each
+    for step in steps:
+        assert step["origin"]["span_id"] in spans
+        assert step["score"] is not None
+
+
+def test_format_forces_the_reader_and_a_wrong_one_says_so(tmp_path: Path) -> None:
+    source = FIXTURES / "traces" / "otlp-genai" / "pydantic-ai__sum-pass.otlp.json"
+    done = score("--format", "openinference", source, "--judge", "fake", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no agent, model turn or tool span in any trace" in done.stderr
+    assert "is this the right --format?" in done.stderr
+    right = score("--format", "otlp-genai", source, "--judge", "fake", cwd=tmp_path)
+    assert right.returncode == 0, right.stderr
