@@ -26,12 +26,10 @@ def records(path: Path, display: str) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 value = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                problem = _bad_line(
-                    display, number, f"is not valid JSON ({exc.msg} at column {exc.colno})"
-                )
+                problem = _bad_line(display, number, f"not valid JSON ({exc.msg})")
                 raise InputError([problem]) from None
             if not isinstance(value, dict):
-                raise InputError([_bad_line(display, number, "is not a JSON object")]) from None
+                raise InputError([_bad_line(display, number, "not a JSON object")]) from None
             yield number, value
 
 
@@ -40,6 +38,5 @@ def _bad_line(display: str, number: int, what: str) -> Problem:
         display,
         f"line {number}",
         "jsonl.bad_line",
-        f"line {number} {what}; a session log holds one JSON object a line: repair or remove "
-        "that line",
+        f"{what}; a session log holds one JSON object a line: repair or remove line {number}",
     )
