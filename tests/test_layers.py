@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("", "confine", "files", "lazy", "collisions", "nesting", "printable", "trust", "projectenv"),
     ("atif",),
-    ("judge",),
+    ("judge", "traces"),
     ("scoring", "cases"),
     ("report", "calibration", "distributed", "testing"),
     ("convert",),

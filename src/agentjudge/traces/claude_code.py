@@ -72,10 +72,11 @@ def read(path: Path, display: str) -> TraceFile:
     parent = _parent_session(path)
     if parent is not None:
         return TraceFile((), {f"subagent files (read with their session {parent})": 1})
-    session = _Session(path.stem)
+    session = _Session(path.stem)  # the file's name, until a line names the session
+    named = False
     for number, record in records(path, display):
-        if number == 1 or session.session_id == path.stem:
-            session.session_id = str(record.get("sessionId") or session.session_id)
+        if not named and isinstance(record.get("sessionId"), str) and record["sessionId"]:
+            session.session_id, named = record["sessionId"], True
         sidechain = record.get("isSidechain") is True
         key = str(record.get("agentId") or "sidechain") if sidechain else _MAIN
         _take(session, session.chain(key, None), number, record)
