@@ -166,3 +166,27 @@ def test_a_damaged_log_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         read(text, "log.json")
     assert caught.value.problems[0].rule == "inspect.bad_json"
+
+
+def test_a_call_recorded_inside_the_agent_it_started_makes_no_cycle(tmp_path: Path) -> None:
+    # a damaged log: the tool event that starts agent X is recorded in X's own span
+    events = [
+        {"event": "span_begin", "id": "P", "type": "agent", "name": "boss"},
+        {"event": "span_begin", "id": "T", "parent_id": "P", "type": "tool", "name": "f"},
+        {"event": "tool", "id": "c1", "function": "f", "span_id": "X", "arguments": {}},
+        {"event": "span_begin", "id": "X", "parent_id": "T", "type": "agent", "name": "helper"},
+        {
+            "event": "model",
+            "span_id": "X",
+            "output": {"choices": [{"message": {"content": "done"}}]},
+        },
+    ]
+    log = {
+        "version": 2,
+        "status": "success",
+        "samples": [{"id": 1, "input": "go", "events": events}],
+    }
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    (run,) = read(path, "log.json").runs
+    assert shape(tree(run, tmp_path)) == ("inspect", 1, (("helper", 2, ()),))

@@ -100,6 +100,17 @@ def document(
     return doc
 
 
+def as_list(value: Any) -> list[Any]:
+    """`value` when the log holds a list there, else an empty one (logs of other versions
+    may hold anything anywhere)."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when the log holds an object there, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 def text_of(parts: list[str]) -> str:
     """Texts of one message joined as the judge reads them."""
     return "\n".join(p for p in parts if p)

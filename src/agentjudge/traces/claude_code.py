@@ -22,7 +22,7 @@ import orjson
 
 from agentjudge.confine import resolve_inside
 from agentjudge.errors import InputError, Problem
-from agentjudge.traces.build import Ignored, StepList, document, text_of
+from agentjudge.traces.build import Ignored, StepList, as_dict, as_list, document, text_of
 from agentjudge.traces.jsonl import records
 from agentjudge.traces.read import Format, Run, TraceFile
 
@@ -154,9 +154,7 @@ def _user(
     text = text_of(texts)
     if not text:
         return
-    origin_kind = (
-        (record.get("origin") or {}).get("kind") if isinstance(record.get("origin"), dict) else None
-    )
+    origin_kind = as_dict(record.get("origin")).get("kind")
     harness = (
         record.get("isMeta") is True
         or origin_kind is not None
@@ -186,7 +184,9 @@ def _assistant(
     model = _str(message.get("model"))
     if model:
         step["model_name"] = chain.model = model
-    for block in message.get("content") or []:
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else as_list(content)
+    for block in blocks:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
             step["message"] = text_of([step["message"], str(block.get("text") or "")])

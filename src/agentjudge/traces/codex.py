@@ -23,7 +23,7 @@ import orjson
 
 from agentjudge.confine import resolve_inside
 from agentjudge.errors import InputError, Problem
-from agentjudge.traces.build import Ignored, StepList, document, text_of
+from agentjudge.traces.build import Ignored, StepList, as_dict, as_list, document, text_of
 from agentjudge.traces.jsonl import records
 from agentjudge.traces.read import Format, Run, TraceFile
 
@@ -148,8 +148,8 @@ def _meta(thread: _Thread, payload: dict[str, Any]) -> None:
     thread.version = _str(payload.get("cli_version"))
     thread.agent_path = _str(payload.get("agent_path"))
     source = payload.get("source")
-    spawn = source.get("subagent", {}).get("thread_spawn") if isinstance(source, dict) else None
-    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    spawn = as_dict(as_dict(as_dict(source).get("subagent")).get("thread_spawn"))
+    parent = spawn.get("parent_thread_id")
     thread.parent_id = _str(parent) or _str(payload.get("parent_thread_id"))
     start = payload.get("subagent_history_start_ordinal")
     if isinstance(start, int):
@@ -207,8 +207,8 @@ def _output(
     if item == "message":
         step["message"] = text_of([step["message"], _content_text(payload.get("content"), ignored)])
     elif item == "reasoning":
-        parts = [p.get("text", "") for p in payload.get("summary") or [] if isinstance(p, dict)]
-        parts += [p.get("text", "") for p in payload.get("content") or [] if isinstance(p, dict)]
+        parts = [p.get("text", "") for p in as_list(payload.get("summary")) if isinstance(p, dict)]
+        parts += [p.get("text", "") for p in as_list(payload.get("content")) if isinstance(p, dict)]
         if text := text_of(parts):
             step["reasoning_content"] = text_of([step.get("reasoning_content", ""), text])
         else:

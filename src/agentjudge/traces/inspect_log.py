@@ -24,7 +24,7 @@ import orjson
 
 from agentjudge.errors import InputError, Problem
 from agentjudge.files import MAX_JSON_BYTES, read_capped
-from agentjudge.traces.build import Ignored, StepList, document, text_of
+from agentjudge.traces.build import Ignored, StepList, as_dict, as_list, document, text_of
 from agentjudge.traces.read import Format, Run, TraceFile
 
 _JSON_SNIFF = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
@@ -50,7 +50,11 @@ def read(path: Path, display: str) -> TraceFile:
         _eval_samples(path, display) if path.suffix == ".eval" else _json_samples(path, display)
     )
     for header, where, sample in samples:
-        runs.append(_sample_run(header, where, sample, ignored))
+        run = _sample_run(header, where, sample, ignored)
+        if run is None:
+            ignored["samples with no input and no model event"] += 1
+        else:
+            runs.append(run)
     if not runs:
         raise InputError(
             [
@@ -68,7 +72,7 @@ def read(path: Path, display: str) -> TraceFile:
 
 def _json_samples(path: Path, display: str) -> Iterator[tuple[dict[str, Any], str, dict[str, Any]]]:
     log = _loads(read_capped(path, "eval log", MAX_JSON_BYTES), display, "$")
-    for index, sample in enumerate(log.get("samples") or []):
+    for index, sample in enumerate(as_list(log.get("samples"))):
         if isinstance(sample, dict):
             yield log, f"$.samples[{index}]", sample
 
@@ -214,7 +218,7 @@ class _Sample:
     def text(self, value: Any) -> str:
         """A string the log may have moved into the sample's attachments, resolved."""
         if isinstance(value, str) and value.startswith(_ATTACHMENT):
-            attached = (self.sample.get("attachments") or {}).get(value[len(_ATTACHMENT) :])
+            attached = as_dict(self.sample.get("attachments")).get(value[len(_ATTACHMENT) :])
             return attached if isinstance(attached, str) else value
         return value if isinstance(value, str) else ""
 
@@ -238,29 +242,29 @@ class _Sample:
 
 def _sample_run(
     header: dict[str, Any], where: str, sample: dict[str, Any], ignored: Ignored
-) -> Run:
-    eval_info = _dict(header.get("eval"))
+) -> Run | None:
+    eval_info = as_dict(header.get("eval"))
     sample_id, epoch = sample.get("id"), sample.get("epoch", 1)
     origin = {"log_eval_id": eval_info.get("eval_id"), "sample_id": sample_id, "epoch": epoch}
     state = _Sample(sample, origin, ignored)
     root = state.nodes[_ROOT] = _Node(str(eval_info.get("task") or "inspect"))
     state.task = _input(state, root)
-    events = sample.get("events") or []
+    events = as_list(sample.get("events"))
     if any(isinstance(e, dict) and e.get("event") == "model" for e in events):
         for index, event in enumerate(events):
             if isinstance(event, dict):
                 _event(state, index, event)
     else:
         _messages(state, root)
-    packages = _dict(eval_info.get("packages"))
+    if not root.steps.steps:
+        return None
+    packages = as_dict(eval_info.get("packages"))
     version = str(packages.get("inspect_ai") or "unknown")
     extra: dict[str, Any] = {"inspect": {k: v for k, v in origin.items() if v is not None}}
     extra["inspect"]["task"] = eval_info.get("task")
     extra["inspect"]["where"] = where
-    if sample.get("scores"):
-        extra["scores"] = {
-            k: v.get("value") for k, v in sample["scores"].items() if isinstance(v, dict)
-        }
+    if scores := as_dict(sample.get("scores")):
+        extra["scores"] = {k: v.get("value") for k, v in scores.items() if isinstance(v, dict)}
     if isinstance(sample.get("error"), dict):
         extra["error"] = sample["error"].get("message")
     if state.task:
@@ -351,9 +355,23 @@ def _node_of(state: _Sample, span_id: Any) -> _Node:
         call = state.tool_spans.get(str(tool_span.get("id"))) if tool_span else None
         caller = state.calls.get(call) if call else None
         node.call = call
-        node.parent = _key_of(state, _node_of(state, caller.get("span_id"))) if caller else _ROOT
+        parent = _key_of(state, _node_of(state, caller.get("span_id"))) if caller else _ROOT
+        # a call recorded inside the agent it started (a damaged log) must not make a cycle
+        node.parent = _ROOT if _within(state, parent, key) else parent
         _first_step(state, node, caller)
     return state.nodes[key]
+
+
+def _within(state: _Sample, start: str, key: str) -> bool:
+    """Whether `key` is `start` or one of its ancestors' keys."""
+    seen: set[str] = set()
+    current: str | None = start
+    while current is not None and current != _ROOT and current not in seen:
+        if current == key:
+            return True
+        seen.add(current)
+        current = state.nodes[current].parent
+    return False
 
 
 def _key_of(state: _Sample, node: _Node) -> str:
@@ -378,9 +396,9 @@ def _first_step(state: _Sample, node: _Node, caller: dict[str, Any] | None) -> N
 
 def _model(state: _Sample, event: dict[str, Any], origin: dict[str, Any]) -> None:
     node = _node_of(state, event.get("span_id"))
-    output = _dict(event.get("output"))
-    choices = output.get("choices") or [{}]
-    message = _dict(_dict(choices[0]).get("message"))
+    output = as_dict(event.get("output"))
+    choices = as_list(output.get("choices")) or [{}]
+    message = as_dict(as_dict(choices[0]).get("message"))
     text, reasoning = state.content(message.get("content"))
     if event.get("error"):
         text = text_of([text, f"[model error] {_plain(event['error'])}"])
@@ -395,7 +413,7 @@ def _model(state: _Sample, event: dict[str, Any], origin: dict[str, Any]) -> Non
         reasoning_content=reasoning or None,
         metrics=_metrics(output.get("usage")),
     )
-    for call in message.get("tool_calls") or []:
+    for call in as_list(message.get("tool_calls")):
         if isinstance(call, dict):
             node.steps.call(
                 step, str(call.get("id")), str(call.get("function")), call.get("arguments")
@@ -422,7 +440,7 @@ def _tool(state: _Sample, event: dict[str, Any]) -> None:
 def _messages(state: _Sample, root: _Node) -> None:
     """A sample logged without events: its messages after the input, mapped one to one."""
     origin = {**state.origin, "field": "messages"}
-    for index, message in enumerate(state.sample.get("messages") or []):
+    for index, message in enumerate(as_list(state.sample.get("messages"))):
         if not isinstance(message, dict) or message.get("source") == "input":
             continue
         text, reasoning = state.content(message.get("content"))
@@ -430,7 +448,7 @@ def _messages(state: _Sample, root: _Node) -> None:
         role = message.get("role")
         if role == "assistant":
             step = root.steps.add("agent", text, at, reasoning_content=reasoning or None)
-            for call in message.get("tool_calls") or []:
+            for call in as_list(message.get("tool_calls")):
                 root.steps.call(
                     step, str(call.get("id")), str(call.get("function")), call.get("arguments")
                 )
@@ -457,10 +475,6 @@ def _metrics(usage: Any) -> dict[str, Any] | None:
     if reasoning := _int(usage.get("reasoning_tokens")):
         metrics["extra"] = {"reasoning_tokens": reasoning}
     return metrics
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _plain(value: Any) -> str:
