@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 # Subagents are embedded in `subagent_trajectories`, which ATIF has since v1.7.
@@ -98,6 +99,17 @@ def document(
     if subagents:
         doc["subagent_trajectories"] = subagents
     return doc
+
+
+def timestamp(value: Any) -> str | None:
+    """`value` when it is an ISO 8601 time (as ATIF requires of a step's), else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return value
 
 
 def as_list(value: Any) -> list[Any]:

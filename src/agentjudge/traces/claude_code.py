@@ -22,7 +22,15 @@ import orjson
 
 from agentjudge.confine import resolve_inside
 from agentjudge.errors import InputError, Problem
-from agentjudge.traces.build import Ignored, StepList, as_dict, as_list, document, text_of
+from agentjudge.traces.build import (
+    Ignored,
+    StepList,
+    as_dict,
+    as_list,
+    document,
+    text_of,
+    timestamp,
+)
 from agentjudge.traces.jsonl import records
 from agentjudge.traces.read import Format, Run, TraceFile
 
@@ -116,7 +124,7 @@ def _take(session: _Session, chain: _Chain, number: int, record: dict[str, Any])
         _user(session, chain, record, message, origin)
     elif kind == "assistant" and isinstance(message, dict):
         chain.version = chain.version or _str(record.get("version"))
-        _assistant(session, chain, message, origin, _str(record.get("timestamp")))
+        _assistant(session, chain, message, origin, timestamp(record.get("timestamp")))
     elif kind == "attachment":
         attachment = record.get("attachment")
         sub = attachment.get("type") if isinstance(attachment, dict) else None
@@ -161,7 +169,7 @@ def _user(
         or text.startswith("<task-notification>")
     )
     chain.steps.add(
-        "system" if harness else "user", text, origin, timestamp=_str(record.get("timestamp"))
+        "system" if harness else "user", text, origin, timestamp=timestamp(record.get("timestamp"))
     )
 
 
@@ -170,7 +178,7 @@ def _assistant(
     chain: _Chain,
     message: dict[str, Any],
     origin: dict[str, Any],
-    timestamp: str | None,
+    time: str | None,
 ) -> None:
     message_id = _str(message.get("id"))
     steps = chain.steps
@@ -179,7 +187,7 @@ def _assistant(
         step["extra"]["source"].setdefault("lines", [step["extra"]["source"]["line"]])
         step["extra"]["source"]["lines"].append(origin["line"])
     else:
-        step = steps.add("agent", "", origin, timestamp=timestamp)
+        step = steps.add("agent", "", origin, timestamp=time)
         chain.open_id = message_id
     model = _str(message.get("model"))
     if model:

@@ -23,7 +23,15 @@ import orjson
 
 from agentjudge.confine import resolve_inside
 from agentjudge.errors import InputError, Problem
-from agentjudge.traces.build import Ignored, StepList, as_dict, as_list, document, text_of
+from agentjudge.traces.build import (
+    Ignored,
+    StepList,
+    as_dict,
+    as_list,
+    document,
+    text_of,
+    timestamp,
+)
 from agentjudge.traces.jsonl import records
 from agentjudge.traces.read import Format, Run, TraceFile
 
@@ -125,7 +133,7 @@ def _take(
         thread.first_model = thread.first_model or thread.model
         return
     copied = isinstance(record.get("ordinal"), int) and record["ordinal"] < thread.inherited_until
-    fields = {"timestamp": _str(record.get("timestamp")), "is_copied_context": copied or None}
+    fields = {"timestamp": timestamp(record.get("timestamp")), "is_copied_context": copied or None}
     item = payload.get("type")
     if kind == "response_item":
         _response_item(thread, payload, str(item), origin, fields, ignored)

@@ -24,7 +24,15 @@ import orjson
 
 from agentjudge.errors import InputError, Problem
 from agentjudge.files import MAX_JSON_BYTES, read_capped
-from agentjudge.traces.build import Ignored, StepList, as_dict, as_list, document, text_of
+from agentjudge.traces.build import (
+    Ignored,
+    StepList,
+    as_dict,
+    as_list,
+    document,
+    text_of,
+    timestamp,
+)
 from agentjudge.traces.read import Format, Run, TraceFile
 
 _JSON_SNIFF = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
@@ -280,7 +288,7 @@ def _sample_run(
         agent = {
             "name": node.name,
             "version": version,
-            "model_name": node.model or eval_info.get("model"),
+            "model_name": node.model or _str(eval_info.get("model")),
         }
         return document(
             node.steps,
@@ -408,7 +416,7 @@ def _model(state: _Sample, event: dict[str, Any], origin: dict[str, Any]) -> Non
         "agent",
         text,
         origin,
-        timestamp=_str(event.get("timestamp")),
+        timestamp=timestamp(event.get("timestamp")),
         model_name=model,
         reasoning_content=reasoning or None,
         metrics=_metrics(output.get("usage")),
