@@ -261,18 +261,11 @@ def _documents(session: _Session) -> dict[str, Any]:
         meta_type = chain.meta.get("agentType")
         name = "claude-code" if key == _MAIN else f"claude-code:{meta_type or 'subagent'}"
         agent = {"name": name, "version": chain.version or "unknown", "model_name": chain.model}
-        extra = (
-            {
-                "agent_id": key,
-                **(
-                    {"description": chain.meta["description"]}
-                    if "description" in chain.meta
-                    else {}
-                ),
-            }
-            if key != _MAIN
-            else None
-        )
+        extra: dict[str, Any] | None = None
+        if key != _MAIN:
+            extra = {"agent_id": key}
+            if "description" in chain.meta:  # what the caller asked for, from the .meta.json
+                extra["description"] = chain.meta["description"]
         return document(
             chain.steps,
             agent,
