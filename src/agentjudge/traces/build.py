@@ -112,6 +112,16 @@ def timestamp(value: Any) -> str | None:
     return value
 
 
+def as_str(value: Any) -> str | None:
+    """`value` when the log holds a non-empty string there, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_int(value: Any) -> int:
+    """`value` when the log holds an integer there (a token count), else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def as_list(value: Any) -> list[Any]:
     """`value` when the log holds a list there, else an empty one (logs of other versions
     may hold anything anywhere)."""

@@ -12,25 +12,24 @@ docs/formats.md has the whole mapping.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from agentjudge.confine import resolve_inside
 from agentjudge.errors import InputError, Problem
 from agentjudge.traces.build import (
     Ignored,
     StepList,
     as_dict,
+    as_int,
     as_list,
+    as_str,
     document,
     text_of,
     timestamp,
 )
+from agentjudge.traces.claude_code_files import agent_files, parent_session
 from agentjudge.traces.jsonl import records
 from agentjudge.traces.read import Format, Run, TraceFile
 
@@ -77,7 +76,7 @@ class _Session:
 
 def read(path: Path, display: str) -> TraceFile:
     """The session in `path` (with its subagents' files) as one ATIF run."""
-    parent = _parent_session(path)
+    parent = parent_session(path)
     if parent is not None:
         return TraceFile((), {f"subagent files (read with their session {parent})": 1})
     session = _Session(path.stem)  # the file's name, until a line names the session
@@ -88,7 +87,8 @@ def read(path: Path, display: str) -> TraceFile:
         sidechain = record.get("isSidechain") is True
         key = str(record.get("agentId") or "sidechain") if sidechain else _MAIN
         _take(session, session.chain(key, None), number, record)
-    for agent_id, agent_path, agent_display, meta in _agent_files(path, display, session):
+    found = agent_files(path, display, session.session_id, session.ignored)
+    for agent_id, agent_path, agent_display, meta in found:
         chain = session.chain(agent_id, agent_display)
         chain.meta = meta
         for number, record in records(agent_path, agent_display):
@@ -119,11 +119,11 @@ def _take(session: _Session, chain: _Chain, number: int, record: dict[str, Any])
         origin["uuid"] = record["uuid"]
     message = record.get("message")
     if kind == "user" and isinstance(message, dict):
-        chain.version = chain.version or _str(record.get("version"))
+        chain.version = chain.version or as_str(record.get("version"))
         chain.open_id = None
         _user(session, chain, record, message, origin)
     elif kind == "assistant" and isinstance(message, dict):
-        chain.version = chain.version or _str(record.get("version"))
+        chain.version = chain.version or as_str(record.get("version"))
         _assistant(session, chain, message, origin, timestamp(record.get("timestamp")))
     elif kind == "attachment":
         attachment = record.get("attachment")
@@ -180,7 +180,7 @@ def _assistant(
     origin: dict[str, Any],
     time: str | None,
 ) -> None:
-    message_id = _str(message.get("id"))
+    message_id = as_str(message.get("id"))
     steps = chain.steps
     if message_id is not None and message_id == chain.open_id and steps.steps:
         step = steps.steps[-1]
@@ -189,7 +189,7 @@ def _assistant(
     else:
         step = steps.add("agent", "", origin, timestamp=time)
         chain.open_id = message_id
-    model = _str(message.get("model"))
+    model = as_str(message.get("model"))
     if model:
         step["model_name"] = chain.model = model
     content = message.get("content")
@@ -217,10 +217,10 @@ def _assistant(
 
 def _metrics(usage: dict[str, Any]) -> dict[str, Any]:
     """Anthropic's usage as ATIF metrics: ATIF's prompt tokens include the cached ones."""
-    fresh, output = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    fresh, output = as_int(usage.get("input_tokens")), as_int(usage.get("output_tokens"))
     read, written = (
-        _int(usage.get("cache_read_input_tokens")),
-        _int(usage.get("cache_creation_input_tokens")),
+        as_int(usage.get("cache_read_input_tokens")),
+        as_int(usage.get("cache_creation_input_tokens")),
     )
     metrics: dict[str, Any] = {
         "prompt_tokens": fresh + read + written,
@@ -284,7 +284,7 @@ def _spawn_call(
     """The call that started subagent `agent_id`: named by its `.meta.json` (2.1), by the
     call's result (`toolUseResult.agentId`), or else the unclaimed call whose prompt is the
     subagent's first user message (older versions record no link)."""
-    call = _str(chain.meta.get("toolUseId")) or session.agent_calls.get(agent_id)
+    call = as_str(chain.meta.get("toolUseId")) or session.agent_calls.get(agent_id)
     if call is not None:
         return call
     first = next((s for s in chain.steps.steps if s["source"] == "user"), None)
@@ -307,77 +307,6 @@ def _reaches(start: str, target: str, parent_of: dict[str, tuple[str, str | None
     return False
 
 
-def _agent_files(
-    path: Path, display: str, session: _Session
-) -> list[tuple[str, Path, str, dict[str, Any]]]:
-    """The session's agent files, confined to its folder: (agent id, path, display, meta)."""
-    folder = path.parent
-    root = Path(os.path.realpath(folder))
-    nested = folder / session.session_id / "subagents"
-    candidates = [(p, False) for p in sorted(folder.glob("agent-*.jsonl"))]
-    candidates += [(p, True) for p in sorted(nested.glob("agent-*.jsonl"))]
-    found = []
-    for candidate, is_nested in candidates:
-        shown = os.path.join(os.path.dirname(display), str(candidate.relative_to(folder)))
-        inside = resolve_inside(candidate, root, shown)
-        if isinstance(inside, Problem):
-            session.ignored["agent files outside the session's folder (not opened)"] += 1
-            continue
-        if not is_nested and _first_session_id(candidate) != session.session_id:
-            continue  # another session's subagent, in the same project folder
-        meta: dict[str, Any] = {}
-        meta_path = candidate.with_suffix(".meta.json")
-        if (
-            is_nested
-            and meta_path.is_file()
-            and isinstance(inside_meta := resolve_inside(meta_path, root, shown), Path)
-        ):
-            try:
-                loaded = orjson.loads(inside_meta.read_bytes())
-            except orjson.JSONDecodeError:
-                raise InputError(
-                    [
-                        Problem(
-                            shown.removesuffix(".jsonl") + ".meta.json",
-                            "$",
-                            "claude_code.bad_meta",
-                            "is not valid JSON; repair or remove the file",
-                        )
-                    ]
-                ) from None
-            meta = loaded if isinstance(loaded, dict) else {}
-        agent_id = candidate.stem.removeprefix("agent-")
-        found.append((agent_id, inside, shown, meta))
-    return found
-
-
-def _first_session_id(path: Path) -> str | None:
-    with path.open("rb") as handle:
-        try:
-            first = orjson.loads(handle.readline())
-        except orjson.JSONDecodeError:
-            return None
-    return _str(first.get("sessionId")) if isinstance(first, dict) else None
-
-
-def _parent_session(path: Path) -> str | None:
-    """For an agent file whose session file is where Claude Code puts it, that file's name
-    (its lines are read with the session); None otherwise."""
-    if not path.name.startswith("agent-"):
-        return None
-    session_id = _first_session_id(path)
-    if not session_id:
-        return None
-    beside = path.parent / f"{session_id}.jsonl"  # Claude Code 2.0
-    if beside.is_file():
-        return beside.name
-    folder = path.parent.parent  # 2.1: <session-id>/subagents/agent-<id>.jsonl
-    above = folder.parent / f"{session_id}.jsonl"
-    if path.parent.name == "subagents" and folder.name == session_id and above.is_file():
-        return above.name
-    return None
-
-
 def _block_text(content: Any) -> str:
     """The text of a message's content: a string, or blocks (text kept; an image or a
     document named, its bytes not)."""
@@ -394,14 +323,6 @@ def _block_text(content: Any) -> str:
         else:
             parts.append(f"[{block.get('type')}]")
     return text_of(parts)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 FORMAT = Format("claude-code", sniff, read)

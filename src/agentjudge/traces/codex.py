@@ -27,7 +27,9 @@ from agentjudge.traces.build import (
     Ignored,
     StepList,
     as_dict,
+    as_int,
     as_list,
+    as_str,
     document,
     text_of,
     timestamp,
@@ -129,7 +131,7 @@ def _take(
         origin["session"] = thread.thread_id
         return
     if kind == "turn_context":
-        thread.model = _str(payload.get("model")) or thread.model
+        thread.model = as_str(payload.get("model")) or thread.model
         thread.first_model = thread.first_model or thread.model
         return
     copied = isinstance(record.get("ordinal"), int) and record["ordinal"] < thread.inherited_until
@@ -152,13 +154,13 @@ def _take(
 
 def _meta(thread: _Thread, payload: dict[str, Any]) -> None:
     thread.thread_id = str(payload.get("id") or "")
-    thread.session_id = _str(payload.get("session_id")) or thread.thread_id
-    thread.version = _str(payload.get("cli_version"))
-    thread.agent_path = _str(payload.get("agent_path"))
+    thread.session_id = as_str(payload.get("session_id")) or thread.thread_id
+    thread.version = as_str(payload.get("cli_version"))
+    thread.agent_path = as_str(payload.get("agent_path"))
     source = payload.get("source")
     spawn = as_dict(as_dict(as_dict(source).get("subagent")).get("thread_spawn"))
     parent = spawn.get("parent_thread_id")
-    thread.parent_id = _str(parent) or _str(payload.get("parent_thread_id"))
+    thread.parent_id = as_str(parent) or as_str(payload.get("parent_thread_id"))
     start = payload.get("subagent_history_start_ordinal")
     if isinstance(start, int):
         thread.inherited_until = start
@@ -250,7 +252,7 @@ def _event(thread: _Thread, payload: dict[str, Any], item: str, ignored: Ignored
         and isinstance(done, dict)
         and done.get("type") == "SubAgentActivity"
     ):
-        child = _str(done.get("agent_thread_id"))
+        child = as_str(done.get("agent_thread_id"))
         if done.get("kind") == "started" and child:
             thread.spawned[str(done.get("id"))] = child
             return
@@ -265,11 +267,11 @@ def _usage(thread: _Thread, usage: Any) -> None:
     if step is None or not isinstance(usage, dict) or "metrics" in step:
         return
     metrics: dict[str, Any] = {
-        "prompt_tokens": _int(usage.get("input_tokens")),
-        "completion_tokens": _int(usage.get("output_tokens")),
-        "cached_tokens": _int(usage.get("cached_input_tokens")),
+        "prompt_tokens": as_int(usage.get("input_tokens")),
+        "completion_tokens": as_int(usage.get("output_tokens")),
+        "cached_tokens": as_int(usage.get("cached_input_tokens")),
     }
-    if reasoning := _int(usage.get("reasoning_output_tokens")):
+    if reasoning := as_int(usage.get("reasoning_output_tokens")):
         metrics["extra"] = {"reasoning_tokens": reasoning}
     step["metrics"] = metrics
 
@@ -353,14 +355,6 @@ def _output_text(output: Any) -> str:
     if isinstance(output, list):
         return text_of([str(p.get("text") or "") for p in output if isinstance(p, dict)])
     return ""
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 FORMAT = Format("codex", sniff, read)
