@@ -9,7 +9,17 @@ import pytest
 from tests.conftest import FIXTURES, REPO
 
 ORIGINALS = REPO.parent / "shared" / "fixtures"
-COPIED = ("atif", "graph-agents-cli", "who-and-when", "traces/otlp-genai", "traces/openinference")
+COPIED = (
+    "atif",
+    "graph-agents-cli",
+    "who-and-when",
+    "traces/atif-1.8",
+    "traces/claude-code",
+    "traces/codex",
+    "traces/inspect",
+    "traces/openinference",
+    "traces/otlp-genai",
+)
 
 
 def _files(root: Path) -> dict[str, bytes]:

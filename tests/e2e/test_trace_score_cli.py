@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,13 @@ from tests.conftest import FIXTURES
 from tests.e2e.test_score_cli import judge_flags, score
 
 pytestmark = pytest.mark.timeout(120)
+
+
+def validate(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentjudge", "validate", *map(str, args)],
+        capture_output=True, text=True, timeout=110, cwd=cwd,
+    )  # fmt: skip
 
 
 def _span_ids(path: Path) -> set[str]:
@@ -56,3 +65,40 @@ def test_format_forces_the_reader_and_a_wrong_one_says_so(tmp_path: Path) -> Non
     assert "is this the right --format?" in done.stderr
     right = score("--format", "otlp-genai", source, "--judge", "fake", cwd=tmp_path)
     assert right.returncode == 0, right.stderr
+
+
+@pytest.mark.parametrize(
+    ("folder", "roots", "steps"),
+    [("claude-code", 8, 83), ("codex", 5, 101), ("inspect", 18, 85)],
+)
+def test_a_folder_of_session_logs_validates_whole(
+    tmp_path: Path, folder: str, roots: int, steps: int
+) -> None:
+    """Subagent files and their meta files are read with their session, not as ATIF."""
+    done = validate(FIXTURES / "traces" / folder, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert f"{roots} roots: {roots} valid, 0 invalid" in done.stdout
+    assert f" {steps} steps," in done.stdout
+    assert "invalid " not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "claude-code/claude-code-2.1.332__subagent-pass",
+        "codex/codex-0.171.0__subagent-pass",
+    ],
+)
+def test_scored_session_steps_point_back_to_their_lines(tmp_path: Path, name: str) -> None:
+    source = FIXTURES / "traces" / name
+    with JudgeServer() as server:
+        done = score(
+            source, "--output", tmp_path / "results.json", *judge_flags(server), cwd=tmp_path
+        )
+    assert done.returncode == 0, done.stderr
+    (root,) = json.loads((tmp_path / "results.json").read_text())["trajectories"]
+    nodes = root["nodes"]
+    assert len(nodes) == 2  # the session and its one subagent
+    for step in (step for node in nodes for step in node["steps"]):
+        assert isinstance(step["origin"]["line"], int)
+        assert step["score"] is not None

@@ -95,3 +95,23 @@ def test_cut_text_keeps_a_text_that_fits_as_it_is() -> None:
     assert cut_text("abc", 3) == "abc"
     assert cut_text("abcdef", 4).startswith("ab\n[… cut for length: 2 of 6 characters")
     assert cut_text("abcdef", 4).endswith("…]\nef")
+
+
+def test_an_audio_part_is_shown_as_its_length_and_an_image_by_its_path() -> None:
+    step = Step.model_validate(
+        {
+            "step_id": 1,
+            "source": "user",
+            "message": [
+                {"type": "text", "text": "Listen."},
+                {"type": "image", "source": {"media_type": "image/png", "path": "card.png"}},
+                {
+                    "type": "audio",
+                    "source": {"media_type": "audio/wav", "path": "a.wav", "duration_sec": 1.5},
+                },
+                {"type": "audio", "source": {"media_type": "audio/mpeg", "path": "b.mp3"}},
+            ],
+        }
+    )
+    data, _ = render(step)
+    assert data["message"] == "Listen.\n[image: card.png]\n[audio, 1.5 s]\n[audio]"

@@ -207,6 +207,14 @@ def _content_text(content: str | list[ContentPart] | None) -> str:
     for part in content:
         if part.text is not None:
             parts.append(part.text)
+        elif part.type == "audio" and part.source is not None:
+            parts.append(_audio(part.source.duration_sec))
         elif part.source is not None:
             parts.append(f"[{part.type}: {part.source.path}]")
     return "\n".join(parts)
+
+
+def _audio(seconds: float | None) -> str:
+    """An audio part as a text judge reads it: no judge here takes audio, so it is named
+    with its length, not its path (a file name says nothing of what was heard)."""
+    return "[audio]" if seconds is None else f"[audio, {seconds:g} s]"

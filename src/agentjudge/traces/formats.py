@@ -5,11 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentjudge.errors import UsageError
-from agentjudge.traces import openinference, otlp_genai
+from agentjudge.traces import claude_code, codex, inspect_log, openinference, otlp_genai
 from agentjudge.traces.read import Format
 
 # OpenInference first: its spans may carry GenAI attributes as well, never the reverse.
-FORMATS: tuple[Format, ...] = (openinference.FORMAT, otlp_genai.FORMAT)
+FORMATS: tuple[Format, ...] = (
+    openinference.FORMAT,
+    otlp_genai.FORMAT,
+    claude_code.FORMAT,
+    codex.FORMAT,
+    inspect_log.FORMAT,
+)
 
 # ATIF is no trace format: files in it go to the ATIF loader as they are.
 ATIF = "atif"

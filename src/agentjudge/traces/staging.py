@@ -29,9 +29,10 @@ from agentjudge.traces.formats import HEAD_BYTES, detect, format_names, named
 from agentjudge.traces.otlp_spans import is_otlp
 from agentjudge.traces.read import Format, TraceFile
 
-# Names of files a folder is searched for: ATIF documents, OTLP/JSON documents and lines.
+# Names of files a folder is searched for: ATIF documents, OTLP/JSON documents and lines,
+# session logs, Inspect's zipped eval logs.
 LINE_FILES = (".jsonl", ".ndjson")
-SUFFIXES = (".json", *LINE_FILES)
+SUFFIXES = (".json", *LINE_FILES, ".eval")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,8 @@ class Left:
         """`ignored 12 spans: 10 embedding, 2 retriever` (largest first)."""
         total = sum(self.counts.values())
         ordered = sorted(self.counts.items(), key=lambda pair: -pair[1])
-        return f"ignored {total} {self.unit}: " + ", ".join(f"{n} {kind}" for kind, n in ordered)
+        unit = self.unit.removesuffix("s") if total == 1 else self.unit
+        return f"ignored {total} {unit}: " + ", ".join(f"{n} {kind}" for kind, n in ordered)
 
     def as_dict(self) -> dict[str, Any]:
         return {"unit": self.unit, "counts": dict(self.counts)}
