@@ -36,7 +36,8 @@ def compare_command(
     score deltas); score results trajectory by trajectory (paired deltas, interval, p-value).
 
     Exit 0; 1 --fail-on-regression and a regression (score: a significant drop); 2 a score
-    and a grade results file; 3 an unreadable file, or score runs that are not comparable.
+    and a grade results file; 3 an unreadable file, score results that break their contract
+    (docs/results.md), or score runs that are not comparable.
     """
     from agentjudge.files import read_json
     from agentjudge.report.score_compare import check_same_kind

@@ -6,16 +6,9 @@ if any). Pure: lines from the results document."""
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from agentjudge.printable import printable
-from agentjudge.results.score import (
-    DecisiveFailureRecord,
-    NodeRecord,
-    ScoreResults,
-    StepRecord,
-    TrajectoryRecord,
-)
+from agentjudge.results.score import DecisiveFailureRecord, ScoreResults, TrajectoryRecord
 
 MAX_LISTED = 10  # roots listed (those that did not pass first); the rest are counted
 REASON_CHARS = 100  # of the judge's reason, on its line
@@ -73,24 +66,12 @@ def _cut(name: str) -> str:
     return name[:half] + "…" + name[-(NAME_CHARS - 1 - half) :]
 
 
-class _Step(NamedTuple):
-    """A step where a root went wrong, as its line says it."""
-
-    node_id: str
-    agent: str | None
-    segment: int
-    step_id: int
-    score: float | None
-    category: str | None
-    reason: str
-
-
 def _row(name: str, tree: TrajectoryRecord, threshold: float) -> tuple[str, str, str, str]:
     root = tree["nodes"][0]
     score = root["aggregate"]
     failure = tree["decisive_failure"]
     if failure:
-        where = _where(tree, _decisive(failure))
+        where = _where(tree, failure)
     else:
         lowest = _lowest_failing(tree, threshold)
         where = "-" if lowest is None else f"{_where(tree, lowest)} (lowest below {threshold:g})"
@@ -102,42 +83,37 @@ def _row(name: str, tree: TrajectoryRecord, threshold: float) -> tuple[str, str,
     )
 
 
-def _decisive(f: DecisiveFailureRecord) -> _Step:
-    return _Step(
-        f["node_id"], f["agent"], f["segment"], f["step_id"], f["score"], f["category"], f["reason"]
-    )
-
-
-def _lowest_failing(tree: TrajectoryRecord, threshold: float) -> _Step | None:
-    """The lowest-scoring step of a tree below `threshold` (the first of equals), without
-    a reason; None when no step is below it."""
-    found: _Step | None = None
+def _lowest_failing(tree: TrajectoryRecord, threshold: float) -> DecisiveFailureRecord | None:
+    """The lowest-scoring step of a tree below `threshold` (the first of equals), in the
+    shape of a decisive failure, and no reason; None when no step is below it."""
+    found: DecisiveFailureRecord | None = None
     for node in tree["nodes"]:
         for step in node["steps"]:
             score = step["score"]
             if score is None or score >= threshold:
                 continue
-            if found is None or found.score is None or score < found.score:
-                found = _lowest(node, step, score)
+            if found is None or score < (found["score"] or 0.0):
+                found = {
+                    "rule": "lowest_score", "node_id": node["id"], "agent": node["agent"]["name"],
+                    "segment": step["segment"], "step_id": step["step_id"], "order": 0,
+                    "score": score, "category": step["category"], "reason": "",
+                    "pick_status": None,
+                }  # fmt: skip
     return found
 
 
-def _lowest(node: NodeRecord, step: StepRecord, score: float) -> _Step:
-    agent = node["agent"]["name"]
-    return _Step(node["id"], agent, step["segment"], step["step_id"], score, step["category"], "")
-
-
-def _where(tree: TrajectoryRecord, step: _Step) -> str:
+def _where(tree: TrajectoryRecord, step: DecisiveFailureRecord) -> str:
     """`step 3`, `step 2 of subagent coder`: its score, category and the reason, shortened."""
-    place = f"step {step.step_id}"
-    if step.segment:
-        place += f" of segment {step.segment}"
-    if step.node_id != tree["root"]:
-        place += f" of subagent {step.agent or step.node_id}"
-    text = f"{place}: {'no score' if step.score is None else f'{step.score:.2f}'}"
-    if step.category:
-        text += f" {step.category}"
-    reason = step.reason
+    place = f"step {step['step_id']}"
+    if step["segment"]:
+        place += f" of segment {step['segment']}"
+    if step["node_id"] != tree["root"]:
+        place += f" of subagent {step['agent'] or step['node_id']}"
+    score = step["score"]
+    text = f"{place}: {'no score' if score is None else f'{score:.2f}'}"
+    if step["category"]:
+        text += f" {step['category']}"
+    reason = step["reason"]
     if len(reason) > REASON_CHARS:
         reason = reason[:REASON_CHARS] + "…"
     return f"{text}: {reason}" if reason else text
