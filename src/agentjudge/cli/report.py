@@ -29,7 +29,8 @@ def write_html_report(
             "agentjudge score or agentjudge grade"
         ) from None
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        # a results file edited by hand or cut short: a field has the wrong shape
+        # grade results edited by hand or cut short (score results are checked against
+        # their contract first, results/score.py): a field has the wrong shape
         raise UsageError(
             f"{source}: a field of these results is missing or malformed "
             f"({type(exc).__name__}: {exc}); pass an unmodified results file"
