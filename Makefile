@@ -66,7 +66,7 @@ CHECK_TESTS := not local_judge and not browser and not e2e
 # extra pytest arguments for `make check`, e.g. `make check PYTEST_ARGS="-x tests/judge"`
 PYTEST_ARGS ?=
 
-.PHONY: demo test check lint typecheck unit browser bench clean
+.PHONY: demo test check lint typecheck unit browser bench clean schemas
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -140,6 +140,11 @@ unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) $(STAMP_GAC) browser
 browser:
 	@command -v chromium >/dev/null || { apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; }
+
+## schemas: write the results documents' JSON Schemas into docs/schemas/ from their types
+## (src/agentjudge/results/); tests/results/test_schemas.py fails while a committed one differs.
+schemas: $(STAMP_DEV)
+	$(BIN)/python -m agentjudge.results.schemas docs/schemas
 
 bench: $(STAMP_RUN)
 	$(BIN)/python bench/validate_throughput.py

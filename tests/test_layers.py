@@ -20,7 +20,18 @@ PACKAGE = "agentjudge"
 # and `cases` side by side never import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("", "confine", "files", "lazy", "collisions", "nesting", "printable", "trust", "projectenv"),
+    (
+        "",
+        "confine",
+        "files",
+        "lazy",
+        "collisions",
+        "nesting",
+        "printable",
+        "trust",
+        "projectenv",
+        "results",
+    ),
     ("atif",),
     ("judge", "traces"),
     ("scoring", "cases"),

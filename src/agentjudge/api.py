@@ -21,6 +21,7 @@ from agentjudge.judge.store import default_store_path
 from agentjudge.judge.telemetry import exporting
 from agentjudge.report.results import results_document
 from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests
+from agentjudge.results.score import JudgeSetup, ScoreResults
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
 from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan
@@ -37,7 +38,7 @@ class ScoreRun:
     """A finished scoring job: its results document (as written), the judge's counters
     and the configuration it ran with."""
 
-    document: dict[str, Any]
+    document: ScoreResults
     config: ScoreConfig
     result: JobResult
     stats: ClientStats
@@ -112,7 +113,7 @@ def score_trajectories(
             store = session.store.path if session.store is not None else None
             result = run_on_ray(job, roots, store, api_key, job.on_step)
     judge_name = f"{provider.name}/{provider.model}"
-    details = {
+    details: JudgeSetup = {
         "endpoint": provider.safe_endpoint,
         "requests": provider.settled(),
         "notes": client.notes,

@@ -7,7 +7,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,7 +23,7 @@ MAX_TEXT_BYTES = 1024 * 1024
 
 def write_atomic(
     path: Path,
-    document: dict[str, Any],
+    document: Mapping[str, object],
     indent: int | None = None,
     flag: str = "--output",
     what: str = "the results",

@@ -13,37 +13,18 @@ from agentjudge.calibration.figures import calibration_document
 from agentjudge.calibration.labels import LabelSet, load_labels
 from agentjudge.calibration.matching import agreements
 from agentjudge.errors import UsageError
+from agentjudge.results.score import DecisiveFailureRecord, ScoreResults
+from tests.results.documents import node, score_document, step, tree
 
 
-def results(folder: Path, decisive: dict[str, Any] | None) -> dict[str, Any]:
+def results(folder: Path, decisive: DecisiveFailureRecord | None) -> ScoreResults:
     root = str(folder / "runs" / "a.json")
-    child = {
-        "id": f"{root}#$.subagent_trajectories[0]",
-        "trajectory_id": "helper",
-        "steps": [{"step_id": 1, "score": 0.1, "category": "context_loss"}],
-    }
-    return {
-        "trajectories": [
-            {
-                "root": root,
-                "decisive_failure": decisive,
-                "nodes": [
-                    {
-                        "id": root,
-                        "file": root,
-                        "trajectory_id": None,
-                        "passed": False,
-                        "steps": [
-                            {"step_id": 1, "score": 0.9, "category": None},
-                            {"step_id": 2, "score": 0.4, "category": "none"},
-                            {"step_id": 3, "score": None, "category": None},
-                        ],
-                    },
-                    child,
-                ],
-            }
-        ]
-    }
+    child = node(
+        f"{root}#$.subagent_trajectories[0]", root, trajectory_id="helper",
+        steps=[step(1, 0.1, category="context_loss")],
+    )  # fmt: skip
+    steps = [step(1, 0.9), step(2, 0.4, category="none"), step(3, None)]
+    return score_document([tree([node(root, None, steps=steps), child], decisive_failure=decisive)])
 
 
 LABELS = {
@@ -63,7 +44,7 @@ LABELS = {
 }
 
 
-def decisive(node_id: str, step_id: int, agent: str | None) -> dict[str, Any]:
+def decisive(node_id: str, step_id: int, agent: str | None) -> DecisiveFailureRecord:
     return {
         "rule": "first_below_threshold",
         "node_id": node_id,
@@ -74,6 +55,7 @@ def decisive(node_id: str, step_id: int, agent: str | None) -> dict[str, Any]:
         "score": 0.1,
         "category": None,
         "reason": "",
+        "pick_status": None,
     }
 
 
@@ -121,7 +103,7 @@ def test_steps_categories_and_decisive_failure_match(labels_path: Path) -> None:
 
 def test_a_trajectory_missing_from_the_results_has_no_prediction(labels_path: Path) -> None:
     labels = load_labels(labels_path)
-    [item] = agreements(labels, labels_path, {"trajectories": []}, 0.5)
+    [item] = agreements(labels, labels_path, score_document([]), 0.5)
     assert (item.steps, item.unscored_steps, item.decisive_step) == ([], 4, False)
 
 

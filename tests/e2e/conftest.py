@@ -1,4 +1,5 @@
-"""Servers the end-to-end tests start on 127.0.0.1: helpers, and an MLflow server."""
+"""Servers the end-to-end tests start on 127.0.0.1: helpers, and an MLflow server; and the
+check that every results file the tests write holds to its JSON Schema."""
 
 from __future__ import annotations
 
@@ -14,7 +15,33 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.results.schema_check import ResultsFiles
+
 MLFLOW = Path(sys.executable).parent / "mlflow"
+RESULTS_FILES = pytest.StashKey[ResultsFiles]()
+
+
+@pytest.fixture(autouse=True)
+def _results_hold_to_their_schemas(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """After each test, every results file written since (tests/results/schema_check.py);
+    a test marked `results_edited` writes broken ones on purpose."""
+    stash = request.config.stash
+    if RESULTS_FILES not in stash:
+        stash[RESULTS_FILES] = ResultsFiles(tmp_path_factory.getbasetemp())
+    yield
+    edited = request.node.get_closest_marker("results_edited") is not None
+    problems = stash[RESULTS_FILES].check_new(validate=not edited)
+    if problems:
+        pytest.fail("a results file does not hold to its JSON Schema:\n" + "\n".join(problems))
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    if RESULTS_FILES in config.stash:
+        terminalreporter.write_line(config.stash[RESULTS_FILES].summary())
 
 
 def free_port() -> int:

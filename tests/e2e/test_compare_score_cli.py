@@ -213,3 +213,27 @@ def test_auto_rubrics_are_stored_in_full_and_compared(tmp_path: Path, server: Ju
     assert run.returncode == 3
     assert "runs are not comparable: rubric differs (trajectory t000)" in run.stderr
     assert compare(derived, derived, cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.results_edited
+def test_a_file_that_breaks_the_results_contract_is_one_line(
+    tmp_path: Path, server: JudgeServer
+) -> None:
+    a = scored(tmp_path, server, [0.5, 1.0], "a")
+    data = json.loads(a.read_text())
+    node = data["trajectories"][1]["nodes"][0]
+    node["score"] = node.pop("own_score")  # a field renamed
+    (tmp_path / "renamed.json").write_text(json.dumps(data))
+    line = (
+        "error: renamed.json: not a valid agentjudge.score/v1 results file: "
+        "trajectories[1].nodes[0].own_score: Field required (and 1 more); pass a results file "
+        "written by `agentjudge score` (agentjudge.score/v1), unmodified"
+    )
+    run = compare("renamed.json", a, cwd=tmp_path)
+    assert (run.returncode, run.stderr.strip()) == (3, line)
+    run = subprocess.run(
+        [sys.executable, "-m", "agentjudge", "report", "renamed.json", "-o", "r.html"],
+        capture_output=True, text=True, timeout=110, cwd=tmp_path,
+    )  # fmt: skip
+    assert (run.returncode, run.stderr.strip()) == (3, line)
+    assert not (tmp_path / "r.html").exists()

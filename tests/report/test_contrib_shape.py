@@ -16,7 +16,11 @@ from agentjudge.report.contrib_shape import (
     trajectory_scores,
 )
 from agentjudge.report.training import training_manifests
+from agentjudge.results.score import NodeRecord, ScoreResults, StepRecord
 from agentjudge.scoring.config import load_config
+from tests.results.documents import node as whole_node
+from tests.results.documents import score_document, tree
+from tests.results.documents import step as judged
 
 CONFIG = load_config(
     None,
@@ -31,50 +35,22 @@ S3 = {"TEST_DATA_S3_BUCKET": "bkt", "TEST_DATA_S3_KEY": "/pre/"}
 JOB = {"id": "job-1", "benchmark_id": "atif_trajectory_default", "benchmark_index": 0}
 
 
-def step(step_id: int, score: float | None, **extra: Any) -> dict[str, Any]:
+def step(step_id: int, score: float | None, **extra: Any) -> StepRecord:
     """A step of our results document: judged, not a failure candidate unless `extra`."""
-    return {
-        "segment": 0,
-        "step_id": step_id,
-        "source": "agent",
-        "tool_names": [],
-        "score": score,
-        "scores": {},
-        "rationale": f"rationale {step_id}",
-        "error": None,
-        "error_message": None,
-        "category": None,
-        "confidence": None,
-        "categorization_status": None,
-        "category_rationale": "",
-        "truncated": False,
-        **extra,
-    }
+    return judged(step_id, score, rationale=f"rationale {step_id}", **extra)
 
 
-def node(id_: str, kind: str, file: str, parent: str | None, **extra: Any) -> dict[str, Any]:
+def node(id_: str, kind: str, file: str, parent: str | None, **extra: Any) -> NodeRecord:
     """A node of our results document, scored and complete unless `extra` says otherwise."""
-    return {
-        "id": id_,
-        "kind": kind,
-        "file": file,
-        "trajectory_id": f"t-{id_}",
-        "session_id": f"s-{id_}",
+    fields = {
+        "kind": kind, "file": file, "trajectory_id": f"t-{id_}", "session_id": f"s-{id_}",
         "agent": {"name": f"agent-{id_}", "version": "1.0", "model": "m"},
-        "schema_version": "ATIF-v1.6",
-        "depth": id_.count("/"),
-        "parent_id": parent,
-        "status": "scored",
-        "reason": None,
-        "complete": True,
-        "passed": True,
-        "omitted": [],
-        "steps": [],
-        **extra,
-    }
+        "schema_version": "ATIF-v1.6", "depth": id_.count("/"), "passed": True,
+    }  # fmt: skip
+    return whole_node(id_, parent, **{**fields, **extra})
 
 
-def document(threshold: float | None = 0.6) -> dict[str, Any]:
+def document(threshold: float | None = 0.6) -> ScoreResults:
     """Two roots: `a` (complete, with a subagent embedded in its file) and `b` (whose
     subagent `b/c`, its own file, failed; below it `b/c/d`, beyond the depth limit)."""
     a = node(
@@ -117,42 +93,34 @@ def document(threshold: float | None = 0.6) -> dict[str, Any]:
         status="unscored", reason="beyond max_subagent_depth", passed=False,
         own_score=None, aggregate=None, step_count=4, subtree_step_count=0,
     )  # fmt: skip
-    return {
-        "schema": "agentjudge.score/v1",
-        "status": "succeeded",
-        "overall_score": 0.85,
-        "num_examples_evaluated": 3,
-        "metrics": {
-            "atif_overall_score": 0.85,
-            "atif_trajectory_count": 3,
-            "atif_failure_categorization_rate": 0.5,
-        },
-        "run_parameters": {
-            "subagent_aggregation": "flat",
-            "failure_threshold": 0.5,
-            "completion_threshold": 0.5,
-            "max_subagent_depth": 1,
-            "partial_result_policy": "skip_failed_trajectory",
-        },
-        "run_metadata": {
+    document = score_document(
+        [tree([a, embedded]), tree([b, failed, deep])],
+        overall_score=0.85, num_examples_evaluated=3, training_threshold=threshold,
+        metrics={"atif_overall_score": 0.85, "atif_trajectory_count": 3,
+                 "atif_failure_categorization_rate": 0.5},
+        incomplete=[
+            {"node": "b", "file": "/test_data/runs/b.json", "depth": 0,
+             "reason": "omitted subagent: gone.json (file_not_found)"},
+            {"node": "b/c", "file": "/test_data/runs/c.json", "depth": 1,
+             "reason": "failed: judge_error (http_503: down)"},
+        ],
+    )  # fmt: skip
+    document["run_parameters"].update(
+        {"max_subagent_depth": 1, "partial_result_policy": "skip_failed_trajectory"}
+    )
+    document["run_metadata"].update(
+        {
             "started_at": "2025-01-02T03:04:05+00:00",
             "finished_at": "2025-01-02T03:04:07.500000+00:00",
-        },
-        "judge": {"calls": 9, "successes": 8, "errors": 1, "input_tokens": 1000,
-                  "output_tokens": 50},
-        "criteria": {
-            "mode": "custom",
-            "benchmark_name": None,
-            "registry_version": None,
-            "rubric": {"name": "mine", "aggregation": "mean", "criteria": []},
-        },
-        "incomplete": [
-            {"node": "b", "reason": "omitted subagent: gone.json (file_not_found)"},
-            {"node": "b/c", "reason": "failed: judge_error (http_503: down)"},
-        ],
-        "training_threshold": threshold,
-        "trajectories": [{"nodes": [a, embedded]}, {"nodes": [b, failed, deep]}],
-    }  # fmt: skip
+        }
+    )
+    document["judge"].update(
+        {"calls": 9, "successes": 8, "errors": 1, "input_tokens": 1000, "output_tokens": 50}
+    )
+    document["criteria"].update(
+        {"mode": "custom", "rubric": {"name": "mine", "aggregation": "mean", "criteria": []}}
+    )  # fmt: skip
+    return document
 
 
 def test_a_scored_node_has_contribs_keys_and_steps() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from agentjudge.errors import UsageError
 from agentjudge.files import write_text_atomic
 from agentjudge.report.html import (
     NotAResultsDocument,
@@ -23,7 +24,10 @@ from agentjudge.report.html import (
 )
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
+from agentjudge.results.score import JobError, ScoreResults
 from tests.conftest import FIXTURES
+from tests.results.documents import node, step, tree
+from tests.results.documents import score_document as whole_document
 
 EVIL = [
     "<script>window.__pwned=1</script>",
@@ -35,28 +39,7 @@ EVIL = [
 GOLDEN = FIXTURES / "graph-agents-cli" / "golden" / "basic" / "results"
 
 
-def step(step_id: int, score: float | None, **fields: Any) -> dict[str, Any]:
-    return {
-        "segment": 0, "step_id": step_id, "source": "agent", "tool_names": [], "score": score,
-        "scores": {}, "rationale": "fine", "error": None, "category": None, "confidence": None,
-        "categorization_status": None, "category_rationale": "", **fields,
-    }  # fmt: skip
-
-
-def node(node_id: str, parent: str | None, status: str = "scored", **fields: Any) -> dict[str, Any]:
-    return {
-        "id": node_id, "kind": "root" if parent is None else "file",
-        "file": node_id.partition("#")[0], "input_sha256": None, "trajectory_id": None,
-        "session_id": "s", "agent": {"name": "agent", "version": "1", "model": "m"},
-        "schema_version": "ATIF-v1.7", "depth": 0 if parent is None else 1,
-        "parent_id": parent, "parent_step_id": None if parent is None else 2, "status": status,
-        "reason": None, "complete": True, "own_score": None, "aggregate": None, "passed": False,
-        "step_count": 0, "subtree_step_count": 0, "failure_candidates": 0,
-        "criteria": ["step_quality"], "omitted": [], "problems": [], "steps": [], **fields,
-    }  # fmt: skip
-
-
-def score_document() -> dict[str, Any]:
+def score_document() -> ScoreResults:
     """A run over /runs: one tree with a scored child, a failed one and an unscored one, an
     omitted child and an embedded subagent; one root that is invalid input."""
     root = node(
@@ -83,23 +66,18 @@ def score_document() -> dict[str, Any]:
         problems=[{"file": "/runs/b/trajectory.json", "path": "$.steps", "rule": "schema",
                    "message": "must be a list"}],
     )  # fmt: skip
-    return {
-        "schema": "agentjudge.score/v1", "status": "succeeded", "error": None,
-        "overall_score": 0.625, "num_examples_evaluated": 2,
-        "metrics": {"atif_overall_score": 0.625, "atif_trajectory_count": 2,
-                    "atif_failure_categorization_rate": 1.0},
-        "run_parameters": {"atif_judge": "fake/fake-judge", "failure_threshold": 0.5,
-                           "subagent_aggregation": "flat"},
-        "run_metadata": {"atif_complete": False, "judge_notice": "not a quality signal",
-                         "tool": "agentjudge", "tool_version": "0.1.0"},
-        "judge": {"calls": 9, "successes": 8, "errors": 1, "input_tokens": 1200,
-                  "output_tokens": 90, "mean_latency_ms": 1.5},
-        "criteria": {"mode": "default", "rubric": {"name": "r", "criteria": [{"name": "q"}]}},
-        "trajectories": [
-            {"root": root["id"], "nodes": [root, child, deep, failed]},
-            {"root": invalid["id"], "nodes": [invalid]},
-        ],
-    }  # fmt: skip
+    document = whole_document(
+        [tree([root, child, deep, failed]), tree([invalid])],
+        overall_score=0.625, num_examples_evaluated=2,
+        metrics={"atif_overall_score": 0.625, "atif_trajectory_count": 2,
+                 "atif_failure_categorization_rate": 1.0},
+    )  # fmt: skip
+    document["run_metadata"].update(
+        {"atif_complete": False, "judge_notice": "not a quality signal"}
+    )
+    document["judge"].update({"calls": 9, "successes": 8, "errors": 1, "input_tokens": 1200,
+                              "output_tokens": 90, "mean_latency_ms": 1.5})  # fmt: skip
+    return document
 
 
 def grade_document() -> dict[str, Any]:
@@ -119,12 +97,23 @@ def test_the_two_formats_are_told_apart_by_their_keys() -> None:
     for bad, message in [
         ([1, 2], "the top level is not a JSON object"),
         ({**score_document(), "schema": "agentjudge.score/v9"}, "'agentjudge.score/v9' is not"),
-        ({**score_document(), "trajectories": None}, "trajectories: missing or not a list"),
         ({"cases": [], "summary": {"passed": 1}}, "summary.exit_code: missing"),
         ({"hello": "world"}, "neither scoring results"),
     ]:
         with pytest.raises(NotAResultsDocument, match=re.escape(message)):
             report_kind(bad)
+
+
+def test_score_results_that_break_their_contract_are_one_usage_error() -> None:
+    broken: dict[str, Any] = {**score_document(), "trajectories": None}
+    with pytest.raises(UsageError) as caught:
+        report_view(broken, "old.json")
+    assert str(caught.value) == (
+        "old.json: not a valid agentjudge.score/v1 results file: trajectories: Input should be "
+        "a valid list; pass a results file written by `agentjudge score` "
+        "(agentjudge.score/v1), unmodified"
+    )
+    assert caught.value.exit_code == 3
 
 
 @pytest.mark.parametrize("text", EVIL)
@@ -135,7 +124,7 @@ def test_script_json_cannot_end_its_element(text: str) -> None:
     assert json.loads(encoded) == value
 
 
-def evil_score_document() -> dict[str, Any]:
+def evil_score_document() -> ScoreResults:
     document = score_document()
     nodes = [entry for tree in document["trajectories"] for entry in tree["nodes"]]
     assert len(nodes) >= len(EVIL)
@@ -144,7 +133,7 @@ def evil_score_document() -> dict[str, Any]:
         entry["agent"] = {"name": text, "version": text, "model": text}
         entry["trajectory_id"] = entry["session_id"] = text
         for item in entry["steps"]:
-            item.update(rationale=text, category_rationale=text, tool_names=[text])
+            item.update({"rationale": text, "category_rationale": text, "tool_names": [text]})
     return document
 
 
@@ -163,18 +152,18 @@ def evil_grade_document() -> dict[str, Any]:
 @pytest.mark.parametrize("build", [evil_score_document, evil_grade_document])
 def test_untrusted_strings_reach_the_page_only_as_escaped_data(build: Any) -> None:
     document = build()
-    page = render_html(document)
+    page = render_html(document, "results.json")
     assert len(re.findall(r"<script", page, re.IGNORECASE)) == 2  # the data and our code
     assert "<img" not in page
     assert "<!--" not in page
     assert "</script>" not in page.split('id="report-data">', 1)[1].split("</script>", 1)[0]
-    assert embedded_data(page) == report_view(document)  # nothing lost to the escaping
+    assert embedded_data(page) == report_view(document, "results.json")  # nothing lost
     shown = json.dumps(embedded_data(page))
     assert all(json.dumps(text)[1:-1] in shown for text in EVIL)
 
 
 def test_the_policy_allows_exactly_the_inline_script_and_style() -> None:
-    page = render_html(score_document())
+    page = render_html(score_document(), "results.json")
     found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
     assert found is not None
     policy = html.unescape(found.group(1))
@@ -257,20 +246,23 @@ def test_the_decisive_step_is_on_its_root_row_and_marked_in_its_node() -> None:
 
 def test_an_empty_or_failed_run_still_renders() -> None:
     document = score_document()
-    document.update(status="failed", error={"type": "all_roots_failed"}, trajectories=[])
-    document["metrics"] = dict.fromkeys(document["metrics"])
+    error: JobError = {"type": "all_roots_failed", "message": None}
+    document.update({"status": "failed", "error": error, "trajectories": []})
+    document["metrics"].update(
+        {"atif_overall_score": None, "atif_failure_categorization_rate": None}
+    )
     view = score_view(document)
     assert (view["roots"], view["trees"], view["categories"]) == ([], [], [])
     assert (view["status"], view["error"]) == ("failed", "all_roots_failed")
-    assert embedded_data(render_html(document)) == view
+    assert embedded_data(render_html(document, "results.json")) == view
 
 
 def test_categories_are_counted_over_every_node_in_a_fixed_order() -> None:
     document = score_document()
     steps = document["trajectories"][0]["nodes"][1]["steps"]
-    steps[0].update(category="none", categorization_status="categorized")
-    steps[1].update(category="uncategorized", categorization_status="invalid_response")
-    document["trajectories"][0]["nodes"][0]["steps"][0].update(category="made_up")
+    steps[0].update({"category": "none", "categorization_status": "categorized"})
+    steps[1].update({"category": "uncategorized", "categorization_status": "invalid_response"})
+    document["trajectories"][0]["nodes"][0]["steps"][0]["category"] = "made_up"
     names = [c["name"] for c in score_view(document)["categories"]]
     assert names == ["context_loss", "none", "uncategorized", "made_up"]
 
@@ -316,7 +308,7 @@ def test_the_score_cards_show_the_interval_and_unstable_steps() -> None:
     cards = {c["key"]: c for c in view["cards"]}
     assert cards["atif_overall_score"]["sub"] is None  # results without an interval
     assert "unstable_steps" not in cards
-    document["metrics_interval"] = {"atif_overall_score": [0.5, 0.75], "level": 0.95}
+    document["metrics_interval"]["atif_overall_score"] = [0.5, 0.75]
     document["run_metadata"]["unstable_steps"] = 2
     cards = {c["key"]: c for c in score_view(document)["cards"]}
     assert cards["atif_overall_score"]["sub"] == "95% CI 0.5000\u20130.7500"
@@ -327,7 +319,7 @@ def test_the_score_cards_show_the_interval_and_unstable_steps() -> None:
 def test_a_step_too_long_to_show_whole_is_marked_cut_in_its_node() -> None:
     document = score_document()
     steps = document["trajectories"][0]["nodes"][0]["steps"]
-    steps[0].update(truncated=True, shown_chars=8_000, hidden_chars=28_500)
+    steps[0].update({"truncated": True, "shown_chars": 8_000, "hidden_chars": 28_500})
     steps[1]["truncated"] = False
     shown = score_view(document)["trees"][0][0]["steps"]
     assert (shown[0]["truncated"], shown[0]["shown_chars"], shown[0]["hidden_chars"]) == (

@@ -20,6 +20,8 @@ from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep, exec
 from agentjudge.scoring.decisive_pick import SUMMARY_RATIONALE_CHARS, pick_request, summary_line
 from agentjudge.testing import JudgeServer
 from tests.atif.docs import doc, with_refs, write
+from tests.results.documents import node, score_document, tree
+from tests.results.documents import step as judged
 
 
 @pytest.fixture(scope="module")
@@ -288,27 +290,17 @@ def test_the_console_lists_ten_roots_failed_first_on_one_printable_line_each() -
     failure = {
         "rule": "lowest_score", "node_id": "r#$.subagent_trajectories[0]", "agent": "coder\x1b[2J",
         "segment": 1, "step_id": 4, "order": 9, "score": 0.125, "category": None,
-        "reason": "line one\nline two \u202e" + "y" * 200,
+        "reason": "line one\nline two \u202e" + "y" * 200, "pick_status": None,
     }  # fmt: skip
-
-    def root(i: int) -> dict[str, Any]:
-        return {"file": "runs/r.json", "trajectory_id": f"t{i}", "aggregate": 0.25,
-                "passed": False, "steps": []}  # fmt: skip
-
-    failed = [{"root": "r", "nodes": [root(i)], "decisive_failure": failure} for i in range(12)]
-    passed: dict[str, Any] = {
-        "root": "p",
-        "nodes": [
-            {"id": "p", "file": "runs/p.json", "aggregate": 0.75, "passed": True,
-             "agent": {"name": "main"}, "steps": [
-                {"step_id": 1, "segment": 0, "score": 0.9, "category": None},
-                {"step_id": 2, "segment": 0, "score": 0.375, "category": "reasoning_failure"},
-            ]},
-        ],
-        "decisive_failure": None,
-    }  # fmt: skip
-    document = {"run_parameters": {"failure_threshold": 0.5}, "trajectories": [passed, *failed]}
-    lines = roots_table(document)
+    failed = [
+        tree([node("runs/r.json", None, trajectory_id=f"t{i}", aggregate=0.25)],
+             decisive_failure=failure)
+        for i in range(12)
+    ]  # fmt: skip
+    main = {"name": "main", "version": None, "model": None}
+    steps = [judged(1, 0.9), judged(2, 0.375, category="reasoning_failure")]
+    passed = tree([node("runs/p.json", None, aggregate=0.75, passed=True, agent=main, steps=steps)])
+    lines = roots_table(score_document([passed, *failed]))
     assert len(lines) == 1 + 1 + 10 + 1
     assert lines[:3] == [
         "Roots in runs/:",
@@ -318,17 +310,17 @@ def test_the_console_lists_ten_roots_failed_first_on_one_printable_line_each() -
     ]
     assert lines[-1] == "  … and 3 more (2 of them did not pass; see the results)"
     # a root that passed: its lowest step below the failure threshold, if any
-    assert roots_table({**document, "trajectories": [passed]}) == [
+    assert roots_table(score_document([passed])) == [
         "Roots in runs/:",
         "  root    score  passed  where it went wrong",
         "  p.json   0.75  yes     step 2: 0.38 reasoning_failure (lowest below 0.5)",
     ]
-    clean = {**passed, "nodes": [{**passed["nodes"][0], "file": "p.json", "steps": []}]}
-    assert roots_table({**document, "trajectories": [clean]})[-2:] == [
+    clean = tree([node("p.json", None, aggregate=0.75, passed=True)])
+    assert roots_table(score_document([clean]))[-2:] == [
         "  root    score  passed  where it went wrong",
         "  p.json   0.75  yes     -",
     ]
-    assert roots_table({"trajectories": []}) == []
+    assert roots_table(score_document([])) == []
 
 
 def test_execution_order_places_each_subagent_inside_its_spawning_step() -> None:

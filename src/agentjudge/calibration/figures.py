@@ -8,6 +8,7 @@ from typing import Any
 
 from agentjudge.calibration.matching import TrajectoryAgreement
 from agentjudge.judge.taxonomy import FAILURES
+from agentjudge.results.score import DecisiveFailureRecord
 from agentjudge.trust.agreement import (
     ClassScores,
     accuracy,
@@ -156,8 +157,14 @@ def calibration_document(items: list[TrajectoryAgreement]) -> dict[str, Any]:
     }
 
 
-def _brief(predicted: dict[str, Any] | None) -> dict[str, Any] | None:
+def _brief(predicted: DecisiveFailureRecord | None) -> dict[str, Any] | None:
     """The judge's decisive failure without its reason (the results file keeps that)."""
     if predicted is None:
         return None
-    return {k: predicted.get(k) for k in ("node_id", "step_id", "agent", "rule")}
+    p = predicted
+    return {
+        "node_id": p["node_id"],
+        "step_id": p["step_id"],
+        "agent": p["agent"],
+        "rule": p["rule"],
+    }

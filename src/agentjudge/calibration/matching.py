@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agentjudge.calibration.labels import DecisiveLabel, LabelSet, TrajectoryLabels, trajectory_file
 from agentjudge.judge.taxonomy import FAILURES, NO_FAILURE
+from agentjudge.results.score import (
+    DecisiveFailureRecord,
+    NodeRecord,
+    ScoreResults,
+    StepRecord,
+    TrajectoryRecord,
+)
 
 
 @dataclass
@@ -23,17 +29,17 @@ class TrajectoryAgreement:
     outcome: tuple[str, str] | None = None  # (labelled, judged) pass/fail of the root
     decisive_step: bool | None = None
     decisive_agent: bool | None = None
-    predicted: dict[str, Any] | None = None  # the results' decisive_failure, as it was
+    predicted: DecisiveFailureRecord | None = None  # the results' decisive_failure, as it was
 
 
 def agreements(
-    labels: LabelSet, labels_path: Path, document: dict[str, Any], threshold: float
+    labels: LabelSet, labels_path: Path, document: ScoreResults, threshold: float
 ) -> list[TrajectoryAgreement]:
     """Each labelled trajectory (in the labels' order) against its tree in `document` (a
     score results document); a step passes in the judge's eyes when its score is at least
     `threshold` (the failure threshold). A trajectory missing from the results has every
     labelled step unscored and no decisive prediction."""
-    trees = {_resolved(entry["root"]): entry for entry in document.get("trajectories", [])}
+    trees = {_resolved(entry["root"]): entry for entry in document["trajectories"]}
     out = []
     for name, labelled in labels.trajectories.items():
         tree = trees.get(_resolved(str(trajectory_file(labels_path, name))))
@@ -48,27 +54,27 @@ def _resolved(path: str) -> Path:
 def _agreement(
     name: str,
     labelled: TrajectoryLabels,
-    tree: dict[str, Any] | None,
+    tree: TrajectoryRecord | None,
     folder: Path,
     threshold: float,
 ) -> TrajectoryAgreement:
     result = TrajectoryAgreement(name)
-    nodes: list[dict[str, Any]] = tree["nodes"] if tree else []
+    nodes = tree["nodes"] if tree else []
     for label in labelled.steps:
         step = _step(_node(nodes, label.node, folder), label.step_id)
-        score = step.get("score") if step else None
-        if not isinstance(score, int | float) or step is None:
+        score = step["score"] if step else None
+        if step is None or score is None:
             result.unscored_steps += 1
             continue
         if label.passed is not None:
             result.steps.append((label.passed, score >= threshold))
         if label.category is not None:
-            judged = step.get("category")
+            judged = step["category"]
             result.categories.append((label.category, judged if judged in FAILURES else NO_FAILURE))
-    if labelled.outcome is not None and nodes and nodes[0].get("passed") is not None:
+    if labelled.outcome is not None and nodes:
         result.outcome = (labelled.outcome, "pass" if nodes[0]["passed"] else "fail")
     if labelled.decisive is not None:
-        predicted = tree.get("decisive_failure") if tree else None
+        predicted = tree["decisive_failure"] if tree else None
         result.predicted = predicted
         _decisive(result, labelled.decisive, predicted, nodes, folder)
     return result
@@ -77,8 +83,8 @@ def _agreement(
 def _decisive(
     result: TrajectoryAgreement,
     label: DecisiveLabel,
-    predicted: dict[str, Any] | None,
-    nodes: list[dict[str, Any]],
+    predicted: DecisiveFailureRecord | None,
+    nodes: list[NodeRecord],
     folder: Path,
 ) -> None:
     """Score the judge's decisive failure against the label: the same step of the same
@@ -89,17 +95,17 @@ def _decisive(
         result.decisive_step = bool(
             predicted
             and node is not None
-            and predicted.get("node_id") == node.get("id")
-            and predicted.get("step_id") == label.step_id
+            and predicted["node_id"] == node["id"]
+            and predicted["step_id"] == label.step_id
         )
     if label.agent is not None:
-        agent = predicted.get("agent") if predicted else None
+        agent = predicted["agent"] if predicted else None
         result.decisive_agent = isinstance(agent, str) and (
             label.agent.casefold() in agent.casefold()
         )
 
 
-def _node(nodes: list[dict[str, Any]], name: str | None, folder: Path) -> dict[str, Any] | None:
+def _node(nodes: list[NodeRecord], name: str | None, folder: Path) -> NodeRecord | None:
     """The root (`name` None), else the node whose trajectory_id is `name` or whose file is
     `name` relative to the labels file's folder."""
     if not nodes:
@@ -108,17 +114,15 @@ def _node(nodes: list[dict[str, Any]], name: str | None, folder: Path) -> dict[s
         return nodes[0]
     target = (folder / name).resolve()
     for node in nodes:
-        if node.get("trajectory_id") == name:
+        if node["trajectory_id"] == name:
             return node
     for node in nodes:
-        if node.get("file") and _resolved(node["file"]) == target and "#" not in node["id"]:
+        if _resolved(node["file"]) == target and "#" not in node["id"]:
             return node
     return None
 
 
-def _step(node: dict[str, Any] | None, step_id: int) -> dict[str, Any] | None:
+def _step(node: NodeRecord | None, step_id: int) -> StepRecord | None:
     """A node's step by id (a continued node's first segment holding it)."""
-    for step in node.get("steps", []) if node else []:
-        if step.get("step_id") == step_id:
-            return dict(step)
-    return None
+    steps = node["steps"] if node else []
+    return next((step for step in steps if step["step_id"] == step_id), None)

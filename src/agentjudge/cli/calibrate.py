@@ -191,12 +191,9 @@ def run_calibration(
             config, progress=progress, on_note=note, reads=reads, writes=writes
         )
     scored = run.document
-    if run.result.failed:
-        error = scored["error"] or {}
+    if (error := scored["error"]) is not None:  # the job failed
         console.print(
-            printable(
-                f"error: the scoring job failed: {error.get('type')}: {error.get('message')}"
-            ),
+            printable(f"error: the scoring job failed: {error['type']}: {error['message']}"),
             markup=False,
             highlight=False,
         )
@@ -211,7 +208,10 @@ def run_calibration(
         "prompt_version": scored["run_parameters"]["atif_prompt_version"],
         "failure_threshold": config.failure_threshold,
         "judge_usage": {
-            k: judge.get(k) for k in ("calls", "cache_hits", "input_tokens", "output_tokens")
+            "calls": judge["calls"],
+            "cache_hits": judge["cache_hits"],
+            "input_tokens": judge["input_tokens"],
+            "output_tokens": judge["output_tokens"],
         },
     }
 

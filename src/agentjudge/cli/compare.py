@@ -36,7 +36,8 @@ def compare_command(
     score deltas); score results trajectory by trajectory (paired deltas, interval, p-value).
 
     Exit 0; 1 --fail-on-regression and a regression (score: a significant drop); 2 a score
-    and a grade results file; 3 an unreadable file, or score runs that are not comparable.
+    and a grade results file; 3 an unreadable file, score results that break their contract
+    (docs/results.md), or score runs that are not comparable.
     """
     from agentjudge.files import read_json
     from agentjudge.report.score_compare import check_same_kind
@@ -74,18 +75,18 @@ def _compare_scores(
     bootstrap: tuple[int | None, int | None],
 ) -> int:
     from agentjudge.report.score_compare import (
-        check_score_results,
         compare_score_results,
         score_compare_exit_code,
         score_compare_json,
     )
     from agentjudge.report.score_compare_console import render_score_compare
+    from agentjudge.results.score import score_results
     from agentjudge.trust.intervals import Bootstrap
 
     seed, resamples = bootstrap
     report = compare_score_results(
-        check_score_results(documents[0], paths[0]),
-        check_score_results(documents[1], paths[1]),
+        score_results(documents[0], str(paths[0])),
+        score_results(documents[1], str(paths[1])),
         (paths[0].name, paths[1].name),
         allow_incomparable=allow_incomparable,
         significance=significance,

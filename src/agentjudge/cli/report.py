@@ -17,19 +17,20 @@ from agentjudge.report.html import NotAResultsDocument, render_html
 
 
 def write_html_report(
-    document: dict[str, Any], output: Path, source: Path | str, flag: str = "--output"
+    document: Any, output: Path, source: Path | str, flag: str = "--output"
 ) -> None:
     """Render `document` and write it to `output` atomically; `source` names the results
     in error messages, `flag` the option that chose `output`."""
     try:
-        page = render_html(document)
+        page = render_html(document, str(source))
     except NotAResultsDocument as exc:
         raise UsageError(
             f"{source}: not an agentjudge results file: {exc}; pass the results file of "
             "agentjudge score or agentjudge grade"
         ) from None
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        # a results file edited by hand or cut short: a field has the wrong shape
+        # grade results edited by hand or cut short (score results are checked against
+        # their contract first, results/score.py): a field has the wrong shape
         raise UsageError(
             f"{source}: a field of these results is missing or malformed "
             f"({type(exc).__name__}: {exc}); pass an unmodified results file"

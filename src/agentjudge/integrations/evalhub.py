@@ -47,9 +47,9 @@ from agentjudge.printable import printable
 from agentjudge.report.contrib_shape import trajectory_metadata
 from agentjudge.report.failure import unanswered
 from agentjudge.report.mlflow import log_run, run_artifacts
+from agentjudge.results.score import METRIC_NAMES, ScoreResults
 from agentjudge.scoring.config import ScoreConfig, load_config
 
-METRICS = ("atif_overall_score", "atif_trajectory_count", "atif_failure_categorization_rate")
 # parameters of the eval-hub-contrib atif provider that name a rubric
 RUBRIC_ALIASES = ("custom_rubric", "custom_rubric_path")
 # the contrib provider's defaults where they differ from the CLI's: a job that sets nothing
@@ -228,7 +228,7 @@ def job_results(spec: JobSpec, run: ScoreRun, seconds: float) -> JobResults:
     count = metrics["atif_trajectory_count"]
     results = [
         EvaluationResult(metric_name=name, metric_value=metrics[name], num_samples=count)
-        for name in METRICS
+        for name in METRIC_NAMES
         if metrics[name] is not None
     ]
     return JobResults(
@@ -246,7 +246,7 @@ def job_results(spec: JobSpec, run: ScoreRun, seconds: float) -> JobResults:
     )
 
 
-def completeness(document: dict[str, Any]) -> dict[str, Any]:
+def completeness(document: ScoreResults) -> dict[str, Any]:
     """What eval-hub shows of a run's completeness: the flag, the incomplete nodes (at most
     50, with their count) and the failure categories."""
     incomplete = document["incomplete"]
@@ -258,7 +258,7 @@ def completeness(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def incomplete_warning(document: dict[str, Any]) -> MessageInfo | None:
+def incomplete_warning(document: ScoreResults) -> MessageInfo | None:
     """The completed event's warning when the run is incomplete, naming what is."""
     if document["run_metadata"]["atif_complete"]:
         return None

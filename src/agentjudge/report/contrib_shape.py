@@ -29,6 +29,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from agentjudge.judge.taxonomy import FAILURES, UNCATEGORIZED
+from agentjudge.results.score import NodeRecord, ScoreResults, StepRecord
 from agentjudge.scoring.config import ScoreConfig
 
 # the node kinds that are a whole file: their file is a trajectory on its own
@@ -57,7 +58,7 @@ def source_location(file: str, environ: Mapping[str, str]) -> str:
 
 
 def scored_trees(
-    document: dict[str, Any], environ: Mapping[str, str] | None = None
+    document: ScoreResults, environ: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """`atif_trajectories`: each root's tree as contrib nodes, children nested under
     `subagent_trajectories`. `environ` gives the S3 origin of the files (`source_location`)."""
@@ -67,7 +68,7 @@ def scored_trees(
     trees = []
     for tree in document["trajectories"]:
         nodes = tree["nodes"]
-        children: dict[str | None, list[dict[str, Any]]] = {}
+        children: dict[str | None, list[NodeRecord]] = {}
         for node in nodes:
             children.setdefault(node["parent_id"], []).append(node)
         trees.append(_node(nodes[0], children, threshold, completion, why, environ or {}))
@@ -75,8 +76,8 @@ def scored_trees(
 
 
 def _node(
-    node: dict[str, Any],
-    children: dict[str | None, list[dict[str, Any]]],
+    node: NodeRecord,
+    children: dict[str | None, list[NodeRecord]],
     threshold: float | None,
     completion: float,
     why: dict[str, str],
@@ -135,7 +136,7 @@ def _node(
     }
 
 
-def _eligible(node: dict[str, Any], below: list[dict[str, Any]], threshold: float) -> bool:
+def _eligible(node: NodeRecord, below: list[dict[str, Any]], threshold: float) -> bool:
     # ours: the whole subtree scored, complete, and the node's aggregate at the threshold
     # (a child is eligible-or-not by the same rule, so its subtree is judged already)
     whole = node["complete"] and all(
@@ -144,7 +145,7 @@ def _eligible(node: dict[str, Any], below: list[dict[str, Any]], threshold: floa
     return whole and node["aggregate"] is not None and node["aggregate"] >= threshold
 
 
-def _step(step: dict[str, Any], index: int, trajectory_id: str | None) -> dict[str, Any]:
+def _step(step: StepRecord, index: int, trajectory_id: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "trajectory_id": trajectory_id,
         "step_index": index,
@@ -201,7 +202,7 @@ def eligible_paths(flat: list[dict[str, Any]]) -> list[str]:
 
 
 def evaluation_metadata(
-    document: dict[str, Any], config: ScoreConfig, trees: list[dict[str, Any]]
+    document: ScoreResults, config: ScoreConfig, trees: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """`evaluation_metadata` with the contrib provider's keys, from our document."""
     params = document["run_parameters"]
@@ -257,14 +258,14 @@ def evaluation_metadata(
     }
 
 
-def trajectory_metadata(document: dict[str, Any]) -> list[dict[str, Any]]:
+def trajectory_metadata(document: ScoreResults) -> list[dict[str, Any]]:
     """`atif_trajectory_metadata`: each root trajectory's identity as the results keep it
     (its raw steps, task instruction and tool definitions are in its file, not copied:
     those two keys are null, and there is no `steps`)."""
     return [_metadata(tree["nodes"][0]) for tree in document["trajectories"]]
 
 
-def _metadata(root: dict[str, Any]) -> dict[str, Any]:
+def _metadata(root: NodeRecord) -> dict[str, Any]:
     return {
         "trajectory_id": root["trajectory_id"],
         "session_id": root["session_id"],
@@ -278,7 +279,7 @@ def _metadata(root: dict[str, Any]) -> dict[str, Any]:
 
 
 def evaluation_results(
-    document: dict[str, Any],
+    document: ScoreResults,
     config: ScoreConfig,
     job: Mapping[str, Any],
     env_card: dict[str, Any] | None = None,

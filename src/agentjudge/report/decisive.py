@@ -6,9 +6,9 @@ if any). Pure: lines from the results document."""
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from agentjudge.printable import printable
+from agentjudge.results.score import DecisiveFailureRecord, ScoreResults, TrajectoryRecord
 
 MAX_LISTED = 10  # roots listed (those that did not pass first); the rest are counted
 REASON_CHARS = 100  # of the judge's reason, on its line
@@ -16,16 +16,16 @@ NAME_CHARS = 72  # of a root's name, cut in the middle beyond
 HEADER = ("root", "score", "passed", "where it went wrong")
 
 
-def roots_table(document: dict[str, Any], limit: int = MAX_LISTED) -> list[str]:
+def roots_table(document: ScoreResults, limit: int = MAX_LISTED) -> list[str]:
     """A title line, a header and a line per root (at most `limit`, those that did not pass
     first), then how many more there are; no lines when the run has no root. Every name
     and reason comes from a trajectory or a judge: one line each, printable."""
-    trees = document.get("trajectories") or []
+    trees = document["trajectories"]
     if not trees:
         return []
-    threshold = (document.get("run_parameters") or {}).get("failure_threshold")
+    threshold = document["run_parameters"]["failure_threshold"]
     folder, names = _names(trees)
-    order = sorted(range(len(trees)), key=lambda i: bool(trees[i]["nodes"][0].get("passed")))
+    order = sorted(range(len(trees)), key=lambda i: trees[i]["nodes"][0]["passed"])
     shown = sorted(order[:limit])
     rows = [HEADER] + [_row(names[i], trees[i], threshold) for i in shown]
     widths = [max(len(row[c]) for row in rows) for c in range(3)]
@@ -34,8 +34,8 @@ def roots_table(document: dict[str, Any], limit: int = MAX_LISTED) -> list[str]:
         cells = (name.ljust(widths[0]), score.rjust(widths[1]), passed.ljust(widths[2]), where)
         lines.append(printable("  " + "  ".join(cells).rstrip()))
     if len(trees) > len(shown):
-        failed = sum(not tree["nodes"][0].get("passed") for tree in trees)
-        hidden_failed = failed - sum(not trees[i]["nodes"][0].get("passed") for i in shown)
+        failed = sum(not tree["nodes"][0]["passed"] for tree in trees)
+        hidden_failed = failed - sum(not trees[i]["nodes"][0]["passed"] for i in shown)
         lines.append(
             f"  … and {len(trees) - len(shown)} more ({hidden_failed} of them did not pass; "
             "see the results)"
@@ -43,10 +43,10 @@ def roots_table(document: dict[str, Any], limit: int = MAX_LISTED) -> list[str]:
     return lines
 
 
-def _names(trees: list[dict[str, Any]]) -> tuple[str, list[str]]:
+def _names(trees: list[TrajectoryRecord]) -> tuple[str, list[str]]:
     """The folder the roots' files are in ("" if they share none) and each root's name: its
     file under that folder, with its trajectory id when several roots share a file."""
-    files = [str(tree["nodes"][0].get("file") or tree.get("root") or "") for tree in trees]
+    files = [tree["nodes"][0]["file"] for tree in trees]
     try:
         folder = os.path.commonpath([os.path.dirname(f) for f in files])
     except ValueError:  # absolute and relative paths, or two drives
@@ -55,7 +55,7 @@ def _names(trees: list[dict[str, Any]]) -> tuple[str, list[str]]:
     for i, tree in enumerate(trees):
         if names.count(names[i]) > 1:
             root = tree["nodes"][0]
-            names[i] += f" {root.get('trajectory_id') or tree.get('root')}"
+            names[i] += f" {root['trajectory_id'] or tree['root']}"
     return (os.path.join(folder, "") if folder else ""), [printable(_cut(n)) for n in names]
 
 
@@ -66,53 +66,54 @@ def _cut(name: str) -> str:
     return name[:half] + "…" + name[-(NAME_CHARS - 1 - half) :]
 
 
-def _row(name: str, tree: dict[str, Any], threshold: float | None) -> tuple[str, str, str, str]:
+def _row(name: str, tree: TrajectoryRecord, threshold: float) -> tuple[str, str, str, str]:
     root = tree["nodes"][0]
-    score = root.get("aggregate")
-    failure = tree.get("decisive_failure")
+    score = root["aggregate"]
+    failure = tree["decisive_failure"]
     if failure:
-        where = _where(tree, failure, failure.get("reason") or "")
+        where = _where(tree, failure)
     else:
         lowest = _lowest_failing(tree, threshold)
-        where = "-" if lowest is None else f"{_where(tree, *lowest)} (lowest below {threshold:g})"
+        where = "-" if lowest is None else f"{_where(tree, lowest)} (lowest below {threshold:g})"
     return (
         name,
         "-" if score is None else f"{score:.2f}",
-        "yes" if root.get("passed") else "no",
+        "yes" if root["passed"] else "no",
         where,
     )
 
 
-def _lowest_failing(
-    tree: dict[str, Any], threshold: float | None
-) -> tuple[dict[str, Any], str] | None:
+def _lowest_failing(tree: TrajectoryRecord, threshold: float) -> DecisiveFailureRecord | None:
     """The lowest-scoring step of a tree below `threshold` (the first of equals), in the
     shape of a decisive failure, and no reason; None when no step is below it."""
-    if threshold is None:
-        return None
-    found: dict[str, Any] | None = None
+    found: DecisiveFailureRecord | None = None
     for node in tree["nodes"]:
         for step in node["steps"]:
-            score = step.get("score")
+            score = step["score"]
             if score is None or score >= threshold:
                 continue
-            if found is None or score < found["score"]:
-                agent = (node.get("agent") or {}).get("name")
-                found = {**step, "node_id": node["id"], "agent": agent}
-    return None if found is None else (found, "")
+            if found is None or score < (found["score"] or 0.0):
+                found = {
+                    "rule": "lowest_score", "node_id": node["id"], "agent": node["agent"]["name"],
+                    "segment": step["segment"], "step_id": step["step_id"], "order": 0,
+                    "score": score, "category": step["category"], "reason": "",
+                    "pick_status": None,
+                }  # fmt: skip
+    return found
 
 
-def _where(tree: dict[str, Any], step: dict[str, Any], reason: str) -> str:
+def _where(tree: TrajectoryRecord, step: DecisiveFailureRecord) -> str:
     """`step 3`, `step 2 of subagent coder`: its score, category and the reason, shortened."""
     place = f"step {step['step_id']}"
-    if step.get("segment"):
+    if step["segment"]:
         place += f" of segment {step['segment']}"
-    if step.get("node_id") != tree.get("root"):
-        place += f" of subagent {step.get('agent') or step.get('node_id')}"
-    score = step.get("score")
+    if step["node_id"] != tree["root"]:
+        place += f" of subagent {step['agent'] or step['node_id']}"
+    score = step["score"]
     text = f"{place}: {'no score' if score is None else f'{score:.2f}'}"
-    if step.get("category"):
+    if step["category"]:
         text += f" {step['category']}"
+    reason = step["reason"]
     if len(reason) > REASON_CHARS:
         reason = reason[:REASON_CHARS] + "…"
     return f"{text}: {reason}" if reason else text

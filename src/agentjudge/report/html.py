@@ -1,6 +1,6 @@
 """The HTML report: one self-contained static page from a scoring or grading results document.
 
-Pure: a results dict in, an HTML string out. The page holds its data as JSON in a
+Pure: a results document in, an HTML string out. The page holds its data as JSON in a
 `<script type="application/json">` element (with `<`, `>`, `&`, U+2028 and U+2029 escaped,
 so no string in it can end the element) and a small script that builds the DOM with
 `textContent` only. A Content-Security-Policy allows exactly that script and style by hash
@@ -19,9 +19,8 @@ from typing import Any, Literal
 
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
+from agentjudge.results.score import SCORE_SCHEMA, score_results
 
-SCORE_SCHEMA_PREFIX = "agentjudge.score/"
-SUPPORTED_SCORE_SCHEMA = "agentjudge.score/v1"
 ReportKind = Literal["score", "grade"]
 
 # characters that could end or confuse the element the JSON sits in; inside JSON they only
@@ -42,13 +41,10 @@ def report_kind(document: Any) -> ReportKind:
         raise NotAResultsDocument("the top level is not a JSON object")
     if "schema" in document and "metrics" in document:
         schema = document["schema"]
-        if schema != SUPPORTED_SCORE_SCHEMA:
+        if schema != SCORE_SCHEMA:
             raise NotAResultsDocument(
-                f"schema {schema!r} is not supported (this agentjudge reads "
-                f"{SUPPORTED_SCORE_SCHEMA!r})"
+                f"schema {schema!r} is not supported (this agentjudge reads {SCORE_SCHEMA!r})"
             )
-        if not isinstance(document.get("trajectories"), list):
-            raise NotAResultsDocument("trajectories: missing or not a list")
         return "score"
     summary = document.get("summary")
     if isinstance(document.get("cases"), list) and isinstance(summary, dict):
@@ -60,14 +56,18 @@ def report_kind(document: Any) -> ReportKind:
     )
 
 
-def report_view(document: dict[str, Any]) -> dict[str, Any]:
-    """The data the page shows: the scoring or grading view of `document`."""
-    return score_view(document) if report_kind(document) == "score" else grade_view(document)
+def report_view(document: Any, source: str) -> dict[str, Any]:
+    """The data the page shows: the scoring or grading view of `document`, read from
+    `source`; NotAResultsDocument for a document of neither kind, a UsageError for score
+    results that do not hold to their contract (`results/score.py`)."""
+    if report_kind(document) == "score":
+        return score_view(score_results(document, source))
+    return grade_view(document)
 
 
-def render_html(document: dict[str, Any]) -> str:
-    """The report page for a results document (raises NotAResultsDocument for others)."""
-    return render_page(report_view(document))
+def render_html(document: Any, source: str) -> str:
+    """The report page for a results document read from `source` (see `report_view`)."""
+    return render_page(report_view(document, source))
 
 
 def render_page(view: dict[str, Any]) -> str:

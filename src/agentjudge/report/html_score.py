@@ -12,48 +12,59 @@ from collections import Counter
 from typing import Any
 
 from agentjudge.judge.taxonomy import CATEGORIES, UNCATEGORIZED
+from agentjudge.results.score import (
+    CriteriaRecord,
+    JudgeRecord,
+    Metrics,
+    MetricsInterval,
+    NodeRecord,
+    RunMetadata,
+    RunParameters,
+    ScoreResults,
+    StepRecord,
+    TrajectoryRecord,
+)
 
 # the order categories are listed in, before any the judge made up (shown as they came)
 CATEGORY_ORDER = (*CATEGORIES, UNCATEGORIZED)
 
 
-def score_view(document: dict[str, Any]) -> dict[str, Any]:
+def score_view(document: ScoreResults) -> dict[str, Any]:
     """The view of a scoring results document: cards, panels, root rows and their trees."""
-    params: dict[str, Any] = document.get("run_parameters") or {}
-    threshold = params.get("failure_threshold")
-    raw_trees = document.get("trajectories") or []
+    params = document["run_parameters"]
+    threshold = params["failure_threshold"]
+    raw_trees = document["trajectories"]
     base = _common_folder(raw_trees)
     trees = [_tree(tree, threshold, base) for tree in raw_trees]
     decisive = [_mark_decisive(raw, nodes) for raw, nodes in zip(raw_trees, trees, strict=True)]
     roots = [_root_row(index, nodes, decisive[index]) for index, nodes in enumerate(trees) if nodes]
-    metrics: dict[str, Any] = document.get("metrics") or {}
-    meta: dict[str, Any] = document.get("run_metadata") or {}
-    error = document.get("error") or {}
+    meta = document["run_metadata"]
+    error = document["error"]
     return {
         "kind": "score",
         "title": "Score report",
-        "status": document.get("status"),
-        "error": error.get("type") if isinstance(error, dict) else None,
-        "error_message": error.get("message") if isinstance(error, dict) else None,
-        "notice": meta.get("judge_notice"),  # the judge's note, as the page names it
+        "status": document["status"],
+        "error": error["type"] if error else None,
+        "error_message": error["message"] if error else None,
+        "notice": meta["judge_notice"],  # the judge's note, as the page names it
         "subtitle": _subtitle(params, meta),
-        "cards": _cards(metrics, meta, roots, document.get("metrics_interval") or {}),
+        "cards": _cards(document["metrics"], meta, roots, document["metrics_interval"]),
         "categories": _categories(trees),
-        "judge": _judge(document.get("judge") or {}),
-        "parameters": _parameters(params, document.get("criteria") or {}, meta),
+        "judge": _judge(document["judge"]),
+        "parameters": _parameters(params, document["criteria"], meta),
         "failure_threshold": threshold,
         "roots": roots,
         "trees": trees,
     }
 
 
-def _subtitle(params: dict[str, Any], meta: dict[str, Any]) -> str:
+def _subtitle(params: RunParameters, meta: RunMetadata) -> str:
     parts = [
-        f"judge {params.get('atif_judge', '?')}",
-        f"prompt {params.get('atif_prompt_version', '?')}",
-        f"{params.get('subagent_aggregation', '?')} aggregation",
+        f"judge {params['atif_judge']}",
+        f"prompt {params['atif_prompt_version']}",
+        f"{params['subagent_aggregation']} aggregation",
     ]
-    if meta.get("started_at"):
+    if meta["started_at"]:
         parts.append(f"started {meta['started_at']}")
     return " · ".join(parts)
 
@@ -71,43 +82,36 @@ def _card(label: str, key: str, value: Any, fmt: str, sub: str | None = None) ->
     }
 
 
-METRIC_CARDS = (
-    ("Overall score", "atif_overall_score", "score4"),
-    ("Trajectories counted", "atif_trajectory_count", "int"),
-    ("Categorization rate", "atif_failure_categorization_rate", "score4"),
-)
-
-
 def _cards(
-    metrics: dict[str, Any],
-    meta: dict[str, Any],
-    roots: list[dict[str, Any]],
-    intervals: dict[str, Any],
+    metrics: Metrics, meta: RunMetadata, roots: list[dict[str, Any]], intervals: MetricsInterval
 ) -> list[dict[str, Any]]:
     failed = sum(r["status"] == "failed" for r in roots)
     passed = sum(r["passed"] is True for r in roots)
     counts = (
         f"{passed} passed · {len(roots) - passed - failed} not passed · {failed} failed to score"
     )
+    score = metrics["atif_overall_score"]
     cards = [
-        _card(label, key, metrics.get(key), fmt, _interval(intervals, key))
-        for label, key, fmt in METRIC_CARDS
-    ]
-    cards.append(_card("Complete", "atif_complete", meta.get("atif_complete"), "bool"))
-    cards.append(_card("Root trajectories", "roots", len(roots), "int", counts))
-    if meta.get("unstable_steps"):  # only with --samples: steps whose samples disagreed
+        _card("Overall score", "atif_overall_score", score, "score4", _interval(intervals)),
+        _card("Trajectories counted", "atif_trajectory_count", metrics["atif_trajectory_count"],
+              "int"),
+        _card("Categorization rate", "atif_failure_categorization_rate",
+              metrics["atif_failure_categorization_rate"], "score4"),
+        _card("Complete", "atif_complete", meta["atif_complete"], "bool"),
+        _card("Root trajectories", "roots", len(roots), "int", counts),
+    ]  # fmt: skip
+    if meta["unstable_steps"]:  # only with --samples: steps whose samples disagreed
         sub = "samples on both sides of the failure threshold"
         cards.append(_card("Unstable steps", "unstable_steps", meta["unstable_steps"], "int", sub))
     return cards
 
 
-def _interval(intervals: dict[str, Any], key: str) -> str | None:
-    """`95% CI low\u2013high` under a metric the results give a bootstrap interval for."""
-    bounds = intervals.get(key)
-    if not (isinstance(bounds, list) and len(bounds) == 2):
+def _interval(intervals: MetricsInterval) -> str | None:
+    """`95% CI low\u2013high` under the overall score, when the results give its interval."""
+    bounds = intervals["atif_overall_score"]
+    if bounds is None:
         return None
-    level = intervals.get("level", 0.95)
-    return f"{level:.0%} CI {bounds[0]:.4f}\u2013{bounds[1]:.4f}"
+    return f"{intervals['level']:.0%} CI {bounds[0]:.4f}\u2013{bounds[1]:.4f}"
 
 
 def _categories(trees: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -124,7 +128,7 @@ def _categories(trees: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return [{"name": name, "count": counts[name]} for name in names]
 
 
-def _judge(judge: dict[str, Any]) -> list[dict[str, Any]]:
+def _judge(judge: JudgeRecord) -> list[dict[str, Any]]:
     rows = [
         ("Judge calls", "calls", "int"),
         ("Successful", "successes", "int"),
@@ -139,36 +143,30 @@ def _judge(judge: dict[str, Any]) -> list[dict[str, Any]]:
         ("Input tokens per step", "input_tokens_per_step", "num"),
         ("Shared prompt prefix", "shared_prefix_fraction", "score4"),
     ]
-    return [_card(label, key, judge.get(key), fmt) for label, key, fmt in rows if key in judge]
+    return [_card(label, key, judge.get(key), fmt) for label, key, fmt in rows]
 
 
 def _parameters(
-    params: dict[str, Any], criteria: dict[str, Any], meta: dict[str, Any]
+    params: RunParameters, criteria: CriteriaRecord, meta: RunMetadata
 ) -> list[dict[str, Any]]:
     rows = [_card(key, key, value, "text") for key, value in params.items()]
-    rubric = criteria.get("rubric") or {}
-    names = [c.get("name") for c in rubric.get("criteria") or [] if isinstance(c, dict)]
+    rubric = criteria["rubric"]
     extra = [
-        ("criteria mode", criteria.get("mode")),
-        ("rubric", rubric.get("name")),
-        ("rubric criteria", ", ".join(str(n) for n in names) or None),
-        ("rubric aggregation", rubric.get("aggregation")),
-        ("tool", f"{meta.get('tool', 'agentjudge')} {meta.get('tool_version', '')}".strip()),
-        ("started at", meta.get("started_at")),
-        ("finished at", meta.get("finished_at")),
+        ("criteria mode", criteria["mode"]),
+        ("rubric", rubric["name"]),
+        ("rubric criteria", ", ".join(c["name"] for c in rubric["criteria"]) or None),
+        ("rubric aggregation", rubric["aggregation"]),
+        ("tool", f"{meta['tool']} {meta['tool_version']}"),
+        ("started at", meta["started_at"]),
+        ("finished at", meta["finished_at"]),
     ]
     return rows + [_card(label, label, value, "text") for label, value in extra if value]
 
 
-def _common_folder(trees: list[dict[str, Any]]) -> str:
+def _common_folder(trees: list[TrajectoryRecord]) -> str:
     """The folder all input files share: labels are paths below it (shorter, and unique
     where file names alone are not, as for `run1/trajectory.json`, `run2/trajectory.json`)."""
-    paths = [
-        str(node["file"])
-        for tree in trees
-        for node in tree.get("nodes") or []
-        if isinstance(node, dict) and node.get("file")
-    ]
+    paths = [node["file"] for tree in trees for node in tree["nodes"] if node["file"]]
     if not paths:
         return ""
     try:
@@ -177,89 +175,85 @@ def _common_folder(trees: list[dict[str, Any]]) -> str:
         return ""
 
 
-def _tree(tree: dict[str, Any], threshold: float | None, base: str) -> list[dict[str, Any]]:
+def _tree(tree: TrajectoryRecord, threshold: float, base: str) -> list[dict[str, Any]]:
     """A tree's nodes in the results' order (root first), each pointing at its parent."""
-    raw: list[dict[str, Any]] = tree.get("nodes") or []
-    index = {node.get("id"): i for i, node in enumerate(raw)}
-    return [_node(node, index.get(node.get("parent_id")), threshold, base) for node in raw]
+    index: dict[str | None, int] = {node["id"]: i for i, node in enumerate(tree["nodes"])}
+    return [_node(node, index.get(node["parent_id"]), threshold, base) for node in tree["nodes"]]
 
 
-def _node(
-    node: dict[str, Any], parent: int | None, threshold: float | None, base: str
-) -> dict[str, Any]:
-    agent: dict[str, Any] = node.get("agent") or {}
-    steps = [_step(step, threshold) for step in node.get("steps") or []]
+def _node(node: NodeRecord, parent: int | None, threshold: float, base: str) -> dict[str, Any]:
+    agent = node["agent"]
+    steps = [_step(step, threshold) for step in node["steps"]]
     return {
         "label": _label(node, base),
-        "kind": node.get("kind"),
-        "depth": node.get("depth"),
+        "kind": node["kind"],
+        "depth": node["depth"],
         "parent": parent,
-        "parent_step": node.get("parent_step_id"),
-        "agent": " ".join(str(p) for p in (agent.get("name"), agent.get("version")) if p),
-        "model": agent.get("model"),
-        "file": node.get("file"),
-        "trajectory_id": node.get("trajectory_id"),
-        "session_id": node.get("session_id"),
-        "status": node.get("status"),
-        "reason": node.get("reason"),
-        "complete": node.get("complete"),
-        "own": node.get("own_score"),
-        "aggregate": node.get("aggregate"),
-        "passed": node.get("passed"),
-        "step_count": node.get("step_count"),
-        "subtree_steps": node.get("subtree_step_count"),
+        "parent_step": node["parent_step_id"],
+        "agent": " ".join(p for p in (agent["name"], agent["version"]) if p),
+        "model": agent["model"],
+        "file": node["file"],
+        "trajectory_id": node["trajectory_id"],
+        "session_id": node["session_id"],
+        "status": node["status"],
+        "reason": node["reason"],
+        "complete": node["complete"],
+        "own": node["own_score"],
+        "aggregate": node["aggregate"],
+        "passed": node["passed"],
+        "step_count": node["step_count"],
+        "subtree_steps": node["subtree_step_count"],
         "failures": sum(s["mark"] == "fail" for s in steps),
         "errors": sum(s["mark"] == "error" for s in steps),
         "omitted": [
-            {k: o.get(k) for k in ("ref_path", "target", "reason", "parent_step_id")}
-            for o in node.get("omitted") or []
+            {
+                "ref_path": o["ref_path"],
+                "target": o["target"],
+                "reason": o["reason"],
+                "parent_step_id": o["parent_step_id"],
+            }
+            for o in node["omitted"]
         ],
-        "problems": [_problem(p) for p in node.get("problems") or []],
+        "problems": [f"{p['path']}: {p['message']} [{p['rule']}]" for p in node["problems"]],
         "steps": steps,
     }
 
 
-def _label(node: dict[str, Any], base: str) -> str:
+def _label(node: NodeRecord, base: str) -> str:
     """The node's file below `base`; an embedded subagent shares its parent's file, so its
     JSON path is added."""
-    file = str(node.get("file") or node.get("id") or "?")
+    file = node["file"] or node["id"] or "?"
     name = os.path.relpath(file, base) if base and file.startswith(base) else file
-    ref = str(node.get("id") or "").partition("#")[2]
+    ref = node["id"].partition("#")[2]
     return f"{name}#{ref}" if ref else name
 
 
-def _problem(problem: Any) -> str:
-    if not isinstance(problem, dict):
-        return str(problem)
-    return f"{problem.get('path', '')}: {problem.get('message', '')} [{problem.get('rule', '')}]"
-
-
-def _step(step: dict[str, Any], threshold: float | None) -> dict[str, Any]:
-    score = step.get("score")
-    if step.get("error"):
+def _step(step: StepRecord, threshold: float) -> dict[str, Any]:
+    score = step["score"]
+    if step["error"]:
         mark = "error"
     elif score is None:
         mark = "unscored"
-    elif threshold is not None and score < threshold:
+    elif score < threshold:
         mark = "fail"
     else:
         mark = "ok"
     out = {
-        "id": step.get("step_id"),
-        "segment": step.get("segment"),
-        "source": step.get("source"),
+        "id": step["step_id"],
+        "segment": step["segment"],
+        "source": step["source"],
         "score": score,
         "mark": mark,
-        "scores": step.get("scores") or None,
-        "rationale": step.get("rationale"),
-        "error": step.get("error"),
-        "error_message": step.get("error_message"),
-        "tools": step.get("tool_names") or None,
-        "category": step.get("category"),
-        "confidence": step.get("confidence"),
-        "categorization": step.get("categorization_status"),
-        "category_rationale": step.get("category_rationale"),
-        "truncated": True if step.get("truncated") else None,
+        "scores": step["scores"] or None,
+        "rationale": step["rationale"],
+        "error": step["error"],
+        "error_message": step["error_message"],
+        "tools": step["tool_names"] or None,
+        "category": step["category"],
+        "confidence": step["confidence"],
+        "categorization": step["categorization_status"],
+        "category_rationale": step["category_rationale"],
+        "truncated": True if step["truncated"] else None,
         "shown_chars": step.get("shown_chars"),
         "hidden_chars": step.get("hidden_chars"),
     }
@@ -268,20 +262,17 @@ def _step(step: dict[str, Any], threshold: float | None) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None and v != "" and (k, v) != ("segment", 0)}
 
 
-def _mark_decisive(tree: dict[str, Any], nodes: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _mark_decisive(tree: TrajectoryRecord, nodes: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Where the tree's root went wrong (its `decisive_failure`), for its row: its step is
     marked `decisive` in its node's step list."""
-    failure = tree.get("decisive_failure")
-    if not isinstance(failure, dict):
+    failure = tree["decisive_failure"]
+    if failure is None:
         return None
-    raw: list[dict[str, Any]] = tree.get("nodes") or []
-    at = next((i for i, n in enumerate(raw) if n.get("id") == failure.get("node_id")), None)
+    raw = tree["nodes"]
+    at = next((i for i, n in enumerate(raw) if n["id"] == failure["node_id"]), None)
     if at is not None:
-        for k, step in enumerate(raw[at].get("steps") or []):
-            if (step.get("segment"), step.get("step_id")) == (
-                failure.get("segment"),
-                failure.get("step_id"),
-            ):
+        for k, step in enumerate(raw[at]["steps"]):
+            if (step["segment"], step["step_id"]) == (failure["segment"], failure["step_id"]):
                 nodes[at]["steps"][k]["decisive"] = True
                 break
     keys = ("rule", "agent", "step_id", "segment", "order", "score", "category", "reason")

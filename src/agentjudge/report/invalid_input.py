@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentjudge.errors import Problem
+from agentjudge.results.score import ScoreResults
 from agentjudge.scoring.invalid import LISTED
 
 
-def invalid_input_lines(document: dict[str, Any], limit: int = LISTED) -> list[str]:
+def invalid_input_lines(document: ScoreResults, limit: int = LISTED) -> list[str]:
     """`not scored, invalid input:` and a line per problem (file, JSON path, message, rule),
     at most `limit` of them; no lines when every file was valid."""
     problems = [
         Problem(**problem)
-        for tree in document.get("trajectories") or []
+        for tree in document["trajectories"]
         for node in tree["nodes"]
-        for problem in node.get("problems") or []
+        for problem in node["problems"]
     ]
     if not problems:
         return []

@@ -14,6 +14,7 @@ from typing import Any
 from agentjudge.errors import UsageError
 from agentjudge.report.contrib_shape import BENCHMARK_ID, evaluation_results
 from agentjudge.report.training import Selection, manifest_name
+from agentjudge.results.score import METRIC_NAMES, ScoreResults
 from agentjudge.scoring.config import ScoreConfig
 
 ARTIFACT_DIR = "atif"
@@ -25,7 +26,7 @@ TRAINING_DIR = f"{ARTIFACT_DIR}/training"
 
 
 def run_artifacts(
-    document: dict[str, Any],
+    document: ScoreResults,
     config: ScoreConfig,
     manifests: Mapping[Selection, dict[str, Any]],
     job: Mapping[str, Any],
@@ -47,7 +48,7 @@ def run_artifacts(
 
 
 def log_run(
-    document: dict[str, Any],
+    document: ScoreResults,
     config: ScoreConfig,
     manifests: Mapping[Selection, dict[str, Any]],
     tracking_uri: str,
@@ -72,9 +73,9 @@ def log_run(
     run_id: str = created.info.run_id
     for key, value in document["run_parameters"].items():
         client.log_param(run_id, key, value)
-    for key, value in document["metrics"].items():
-        if value is not None:
-            client.log_metric(run_id, key, float(value))
+    for name in METRIC_NAMES:
+        if (value := document["metrics"][name]) is not None:
+            client.log_metric(run_id, name, float(value))
     client.set_tag(run_id, "atif_complete", str(document["run_metadata"]["atif_complete"]).lower())
     if job is None:
         # atif_judge is provider/model: the model is the judge's, eval-hub's model_name

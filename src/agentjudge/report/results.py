@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from rich.console import Console
 from rich.table import Table
@@ -19,6 +19,19 @@ from agentjudge.atif import Node
 from agentjudge.judge import ClientStats
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.printable import printable
+from agentjudge.results.score import (
+    SCORE_SCHEMA,
+    IncompleteNode,
+    JudgeCounters,
+    JudgeSetup,
+    MetricsInterval,
+    NodeRecord,
+    RubricRecord,
+    RunParameters,
+    ScoreResults,
+    StepRecord,
+    TrajectoryRecord,
+)
 from agentjudge.scoring.aggregate import NodeAggregate
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric
@@ -26,8 +39,6 @@ from agentjudge.scoring.plan import step_prompt_version
 from agentjudge.scoring.score_interval import overall_score_interval
 from agentjudge.scoring.scored import JobResult, StepDetail, TreeResult
 from agentjudge.trust.intervals import Bootstrap, interval_record, with_interval
-
-RESULTS_SCHEMA = "agentjudge.score/v1"
 
 
 def results_document(
@@ -38,17 +49,16 @@ def results_document(
     judge_note: str | None,
     stats: ClientStats,
     started: datetime,
-    judge_details: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The results JSON: metrics, run parameters and metadata, provenance, and details.
-
-    `judge_details`: the judge's endpoint (no credentials), how its requests were built
-    after adapting to the server, and the notes it said (see `JudgeClient.notes`)."""
+    judge_details: JudgeSetup,
+) -> ScoreResults:
+    """The results document (`results/score.py`): metrics, run parameters and metadata,
+    provenance, and details. `judge_details`: the judge's endpoint (no credentials), how
+    its requests were built after adapting to the server, and the notes it said."""
     metrics = result.metrics
     acc = result.accounting
     overall = metrics.overall_score if metrics else None
     return {
-        "schema": RESULTS_SCHEMA,
+        "schema": SCORE_SCHEMA,
         "status": "failed" if result.failed else "succeeded",
         "error": (
             {"type": result.failed, "message": result.failed_message} if result.failed else None
@@ -72,8 +82,9 @@ def results_document(
             "finished_at": datetime.now(UTC).isoformat(),
         },
         "judge": {
-            **(judge_details or {}),
-            **stats.as_dict(),
+            **judge_details,
+            # the counters in `JudgeCounters`' keys (grade's `judge_usage` picks some by name)
+            **cast(JudgeCounters, stats.as_dict()),
             "steps_judged": acc.step_requests,
             "decisive_picks": acc.decisive_picks,
             "second_round": {
@@ -92,7 +103,7 @@ def results_document(
             "answer": criteria.answer_shape,
             "benchmark_name": config.benchmark_name,
             "registry_version": criteria.registry_version,
-            "rubric": criteria.rubric.model_dump(mode="json"),
+            "rubric": _rubric(criteria.rubric),
             "references": sorted(criteria.references),
             "auto_derived": acc.auto_derived,
             "auto_fallbacks": acc.auto_fallbacks,
@@ -105,7 +116,7 @@ def results_document(
     }
 
 
-def run_parameters(config: ScoreConfig, judge: str, criteria: Criteria) -> dict[str, Any]:
+def run_parameters(config: ScoreConfig, judge: str, criteria: Criteria) -> RunParameters:
     """The parameters that decide the numbers (MLflow params, eval-hub, the results)."""
     return {
         "atif_judge": judge,
@@ -126,7 +137,7 @@ def run_parameters(config: ScoreConfig, judge: str, criteria: Criteria) -> dict[
     }
 
 
-def score_interval(result: JobResult, config: ScoreConfig) -> dict[str, Any]:
+def score_interval(result: JobResult, config: ScoreConfig) -> MetricsInterval:
     """The results' `metrics_interval`: the bootstrap interval of `atif_overall_score` over
     root trees (null when the run has no overall score)."""
     bootstrap = Bootstrap(config.bootstrap_seed, config.bootstrap_resamples)
@@ -134,7 +145,8 @@ def score_interval(result: JobResult, config: ScoreConfig) -> dict[str, Any]:
     if result.metrics is not None:
         trees = [tree.aggregates for tree in result.trees]
         bounds = overall_score_interval(trees, config.subagent_aggregation, bootstrap)
-    return interval_record({"atif_overall_score": bounds}, bootstrap)
+    # the record grade's rates share: its keys are the ones asked for and the bootstrap's
+    return cast(MetricsInterval, interval_record({"atif_overall_score": bounds}, bootstrap))
 
 
 def failure_categories(trees: list[TreeResult]) -> dict[str, int]:
@@ -172,10 +184,10 @@ def step_errors(trees: list[TreeResult]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def incomplete_nodes(trees: list[TreeResult]) -> list[dict[str, Any]]:
+def incomplete_nodes(trees: list[TreeResult]) -> list[IncompleteNode]:
     """Every node that makes its run incomplete, and why: failed or unscored itself, a
     subagent omitted, or below it a node that is."""
-    out = []
+    out: list[IncompleteNode] = []
     for tree in trees:
         nodes = {node.id: node for node in tree.root.walk()}
         for agg in tree.aggregates:
@@ -217,24 +229,19 @@ def training_eligible(tree: TreeResult, threshold: float) -> bool:
     return whole and root.aggregate is not None and root.aggregate >= threshold
 
 
-def _tree(tree: TreeResult, training_threshold: float | None) -> dict[str, Any]:
+def _tree(tree: TreeResult, training_threshold: float | None) -> TrajectoryRecord:
     nodes = {node.id: node for node in tree.root.walk()}
     eligible = None if training_threshold is None else training_eligible(tree, training_threshold)
     return {
         "root": tree.root.id,
         "training_eligible": eligible,
         "decisive_failure": tree.decisive.as_dict() if tree.decisive else None,
-        "nodes": [
-            _node(nodes[a.id], a, tree.steps.get(a.id, []), tree.criteria.get(a.id, ()))
-            | {"rubric": _rubric(tree.rubrics.get(a.id))}
-            for a in tree.aggregates
-        ],
+        "nodes": [_node(nodes[a.id], a, tree) for a in tree.aggregates],
     }
 
 
-def _node(
-    node: Node, agg: NodeAggregate, steps: list[StepDetail], criteria: tuple[str, ...]
-) -> dict[str, Any]:
+def _node(node: Node, agg: NodeAggregate, tree: TreeResult) -> NodeRecord:
+    rubric = tree.rubrics.get(node.id)
     return {
         "id": node.id,
         "kind": node.kind,
@@ -256,7 +263,7 @@ def _node(
         "step_count": agg.own_steps,
         "subtree_step_count": agg.subtree_steps,
         "failure_candidates": agg.failure_candidates,
-        "criteria": list(criteria),
+        "criteria": list(tree.criteria.get(node.id, ())),
         "omitted": [
             {
                 "ref_path": o.ref_path,
@@ -266,18 +273,29 @@ def _node(
             }
             for o in node.omitted
         ],
-        "problems": [p.as_dict() for p in node.problems],
-        "steps": [_step(s) for s in steps],
+        "problems": [
+            {"file": p.file, "path": p.path, "rule": p.rule, "message": p.message}
+            for p in node.problems
+        ],
+        "steps": [_step(s) for s in tree.steps.get(node.id, [])],
+        "rubric": None if rubric is None else _rubric(rubric),
     }
 
 
-def _rubric(rubric: Rubric | None) -> dict[str, Any] | None:
+def _rubric(rubric: Rubric) -> RubricRecord:
     # in full (descriptions, weights, how they combine): `compare` checks runs agree on it
-    return None if rubric is None else rubric.model_dump(mode="json")
-
-
-def _step(step: StepDetail) -> dict[str, Any]:
     return {
+        "name": rubric.name,
+        "aggregation": rubric.aggregation,
+        "criteria": [
+            {"name": c.name, "description": c.description, "weight": c.weight}
+            for c in rubric.criteria
+        ],
+    }
+
+
+def _step(step: StepDetail) -> StepRecord:
+    record: StepRecord = {
         "segment": step.segment,
         "step_id": step.step_id,
         "source": step.source,
@@ -292,28 +310,28 @@ def _step(step: StepDetail) -> dict[str, Any]:
         "categorization_status": step.categorization_status,
         "category_rationale": step.category_rationale,
         "truncated": step.cut is not None,
-        # a cut step only: how much of its texts the judge saw, and did not
-        **(
-            {"shown_chars": step.cut.shown, "hidden_chars": step.cut.hidden}
-            if step.cut is not None
-            else {}
-        ),
-        # with samples > 1 only: a one-sample step reads as it always has
-        **(step.sampled.as_dict() if step.sampled is not None else {}),
-        # a step read from a trace file: where it was recorded (trace and span ids)
-        **({"origin": step.origin} if step.origin is not None else {}),
     }
+    if step.cut is not None:  # a cut step only: how much of its texts the judge saw
+        record["shown_chars"] = step.cut.shown
+        record["hidden_chars"] = step.cut.hidden
+    if step.sampled is not None:  # with samples > 1 only: a one-sample step reads as ever
+        record["samples"] = list(step.sampled.scores)
+        record["spread"] = step.sampled.spread
+        record["stdev"] = step.sampled.stdev
+        record["unstable"] = step.sampled.unstable
+    if step.origin is not None:  # a step read from a trace file: where it was recorded
+        record["origin"] = step.origin
+    return record
 
 
-def summary_line(document: dict[str, Any], path: Path) -> str:
+def summary_line(document: ScoreResults, path: Path) -> str:
     """One line for logs: status, the three metrics (the score with its interval),
     completeness, where the results are (the path printable: a user's name)."""
     metrics = document["metrics"]
     score = metrics["atif_overall_score"]
-    bounds = (document.get("metrics_interval") or {}).get("atif_overall_score")
-    status = document["status"] + (f" ({document['error']['type']})" if document["error"] else "")
+    bounds = document["metrics_interval"]["atif_overall_score"]
     return (
-        f"agentjudge score: {status}; atif_overall_score="
+        f"agentjudge score: {_status(document)}; atif_overall_score="
         f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
@@ -322,7 +340,12 @@ def summary_line(document: dict[str, Any], path: Path) -> str:
     )
 
 
-def unstable_line(count: int, parameters: dict[str, Any]) -> str:
+def _status(document: ScoreResults) -> str:
+    error = document["error"]
+    return document["status"] + (f" ({error['type']})" if error else "")
+
+
+def unstable_line(count: int, parameters: RunParameters) -> str:
     """The console's line on steps whose samples disagree across the failure threshold."""
     return (
         f"unstable steps: {count} (their {parameters['samples']} samples fall on both sides "
@@ -330,7 +353,7 @@ def unstable_line(count: int, parameters: dict[str, Any]) -> str:
     )
 
 
-def summary_table(document: dict[str, Any], console: Console) -> None:
+def summary_table(document: ScoreResults, console: Console) -> None:
     """The end-of-run table: metrics, completeness and the judge's work."""
     table = Table(title="agentjudge score", show_header=False)
     table.add_column("what")
@@ -338,11 +361,8 @@ def summary_table(document: dict[str, Any], console: Console) -> None:
     metrics = document["metrics"]
     score = metrics["atif_overall_score"]
     rate = metrics["atif_failure_categorization_rate"]
-    table.add_row(
-        "status",
-        document["status"] + (f" ({document['error']['type']})" if document["error"] else ""),
-    )
-    bounds = (document.get("metrics_interval") or {}).get("atif_overall_score")
+    table.add_row("status", _status(document))
+    bounds = document["metrics_interval"]["atif_overall_score"]
     table.add_row("atif_overall_score", "-" if score is None else with_interval(score, bounds))
     table.add_row("atif_trajectory_count", str(metrics["atif_trajectory_count"]))
     table.add_row("atif_failure_categorization_rate", "-" if rate is None else f"{rate:.4f}")
@@ -352,6 +372,5 @@ def summary_table(document: dict[str, Any], console: Console) -> None:
     table.add_row("judge calls (cached)", f"{judge['calls']} ({judge['cache_hits']})")
     table.add_row("tokens in / out", f"{judge['input_tokens']} / {judge['output_tokens']}")
     console.print(table)
-    if document["run_metadata"]["judge_notice"]:
-        notice = printable(document["run_metadata"]["judge_notice"])
-        console.print(Text.assemble(("note:", "yellow"), f" {notice}"))
+    if notice := document["run_metadata"]["judge_notice"]:
+        console.print(Text.assemble(("note:", "yellow"), f" {printable(notice)}"))

@@ -9,18 +9,17 @@ root node's aggregate) are summarised by `trust.paired`.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, AgentJudgeError, UsageError
-from agentjudge.report.results import RESULTS_SCHEMA
+from agentjudge.results.score import SCORE_SCHEMA, NodeRecord, ScoreResults, TrajectoryRecord
 from agentjudge.trust.intervals import Bootstrap
 from agentjudge.trust.paired import paired_summary
 
-Root = dict[str, Any]  # one entry of a results file's `trajectories`
+Root = TrajectoryRecord  # one entry of a results file's `trajectories`
 
 # run parameters that change what a score means: runs that differ in one are not compared
-COMPARABLE_PARAMETERS = (
+Comparable = Literal[
     "atif_prompt_version",
     "scoring_mode",
     "subagent_aggregation",
@@ -28,7 +27,16 @@ COMPARABLE_PARAMETERS = (
     "context_steps",
     "failure_threshold",
     "max_subagent_depth",
+]
+COMPARABLE_PARAMETERS: tuple[Comparable, ...] = get_args(Comparable)
+# and the criteria's, then every node's rubric
+CRITERIA: tuple[Literal["mode", "benchmark_name", "rubric"], ...] = (
+    "mode",
+    "benchmark_name",
+    "rubric",
 )
+# what pairs trajectories, in this order
+PAIRING: tuple[Literal["trajectory_id", "input_sha256"], ...] = ("trajectory_id", "input_sha256")
 
 
 class MixedResultsError(AgentJudgeError):
@@ -39,22 +47,7 @@ class MixedResultsError(AgentJudgeError):
 
 def is_score_results(document: Any) -> bool:
     """A results document written by `agentjudge score` (its `schema` says so)."""
-    return isinstance(document, dict) and document.get("schema") == RESULTS_SCHEMA
-
-
-def check_score_results(document: dict[str, Any], path: Path) -> dict[str, Any]:
-    """The document, once its trajectories have the shape compare reads (a one-line usage
-    error naming the field otherwise)."""
-    fix = "pass a results file written by `agentjudge score`"
-    roots = document.get("trajectories")
-    if not isinstance(roots, list):
-        raise UsageError(f"results file {path}: `trajectories` is missing or not a list; {fix}")
-    for index, root in enumerate(roots):
-        nodes = root.get("nodes") if isinstance(root, dict) else None
-        if not isinstance(nodes, list) or not nodes or not isinstance(nodes[0], dict):
-            raise UsageError(f"results file {path}: trajectories[{index}].nodes is not a list "
-                             f"of node objects; {fix}")  # fmt: skip
-    return document
+    return isinstance(document, dict) and document.get("schema") == SCORE_SCHEMA
 
 
 def check_same_kind(baseline: Any, candidate: Any, names: tuple[str, str]) -> bool:
@@ -63,21 +56,21 @@ def check_same_kind(baseline: Any, candidate: Any, names: tuple[str, str]) -> bo
     if kinds[0] != kinds[1]:
         score_name, grade_name = names if kinds[0] else names[::-1]
         raise MixedResultsError(
-            f"{grade_name}: not a score results file (schema {RESULTS_SCHEMA}) while {score_name} "
+            f"{grade_name}: not a score results file (schema {SCORE_SCHEMA}) while {score_name} "
             "is one; compare two `agentjudge score` results or two `agentjudge grade` results"
         )
     return kinds[0]
 
 
-def judge_identity(document: dict[str, Any]) -> str:
+def judge_identity(document: ScoreResults) -> str:
     """The judge as recorded: provider/model, and the endpoint it was reached at."""
-    name = str(document.get("run_parameters", {}).get("atif_judge"))
-    endpoint = (document.get("judge") or {}).get("endpoint")
+    name = document["run_parameters"]["atif_judge"]
+    endpoint = document["judge"]["endpoint"]
     return f"{name} at {endpoint}" if endpoint else name
 
 
 def comparability_difference(
-    baseline: dict[str, Any], candidate: dict[str, Any], pairs: list[tuple[Root, Root]]
+    baseline: ScoreResults, candidate: ScoreResults, pairs: list[tuple[Root, Root]]
 ) -> str | None:
     """The first thing that makes the two runs' scores mean different things, or None: the
     judge, then each of `COMPARABLE_PARAMETERS`, then the rubric (the run's, then the full
@@ -85,33 +78,28 @@ def comparability_difference(
     judges = judge_identity(baseline), judge_identity(candidate)
     if judges[0] != judges[1]:
         return f"judge differs ({judges[0]} vs {judges[1]})"
-    base_params = baseline.get("run_parameters", {})
-    cand_params = candidate.get("run_parameters", {})
+    base_params, cand_params = baseline["run_parameters"], candidate["run_parameters"]
     for key in COMPARABLE_PARAMETERS:
-        if base_params.get(key) != cand_params.get(key):
-            return f"{key} differs ({base_params.get(key)} vs {cand_params.get(key)})"
-    base_criteria = baseline.get("criteria") or {}
-    cand_criteria = candidate.get("criteria") or {}
-    for key in ("mode", "benchmark_name", "rubric"):
-        if base_criteria.get(key) != cand_criteria.get(key):
-            return f"rubric differs (criteria.{key})"
+        if base_params[key] != cand_params[key]:
+            return f"{key} differs ({base_params[key]} vs {cand_params[key]})"
+    for name in CRITERIA:
+        if baseline["criteria"][name] != candidate["criteria"][name]:
+            return f"rubric differs (criteria.{name})"
     for base_root, cand_root in pairs:
         base_nodes, cand_nodes = base_root["nodes"], cand_root["nodes"]
-        base_rubrics = [node.get("rubric") for node in base_nodes]
-        if base_rubrics != [node.get("rubric") for node in cand_nodes]:
+        if [n["rubric"] for n in base_nodes] != [n["rubric"] for n in cand_nodes]:
             return f"rubric differs (trajectory {_label(base_nodes[0])})"
     return None
 
 
 def pair_trajectories(
-    baseline: dict[str, Any], candidate: dict[str, Any]
+    baseline: ScoreResults, candidate: ScoreResults
 ) -> tuple[list[tuple[Root, Root]], list[Root], list[Root]]:
     """Roots paired by `trajectory_id`, then by `input_sha256` (a key counts only when it
     names one root on each side); and the roots of each run left unpaired."""
-    base_left = list(baseline.get("trajectories") or [])
-    cand_left = list(candidate.get("trajectories") or [])
+    base_left, cand_left = list(baseline["trajectories"]), list(candidate["trajectories"])
     pairs: list[tuple[Root, Root]] = []
-    for key in ("trajectory_id", "input_sha256"):
+    for key in PAIRING:
         base_by = _unique_by(base_left, key)
         cand_by = _unique_by(cand_left, key)
         matched = [(base_by[k], cand_by[k]) for k in base_by if k in cand_by]
@@ -122,22 +110,21 @@ def pair_trajectories(
     return pairs, base_left, cand_left
 
 
-def _unique_by(roots: list[Root], key: str) -> dict[str, Root]:
+def _unique_by(roots: list[Root], key: Literal["trajectory_id", "input_sha256"]) -> dict[str, Root]:
     seen: dict[str, list[Root]] = {}
     for root in roots:
-        value = root["nodes"][0].get(key)
-        if isinstance(value, str) and value:
+        if value := root["nodes"][0][key]:
             seen.setdefault(value, []).append(root)
     return {value: found[0] for value, found in seen.items() if len(found) == 1}
 
 
-def _label(node: dict[str, Any]) -> str:
-    return str(node.get("trajectory_id") or node.get("input_sha256") or node.get("file"))
+def _label(node: NodeRecord) -> str:
+    return node["trajectory_id"] or node["input_sha256"] or node["file"]
 
 
 def compare_score_results(
-    baseline: dict[str, Any],
-    candidate: dict[str, Any],
+    baseline: ScoreResults,
+    candidate: ScoreResults,
     names: tuple[str, str],
     *,
     allow_incomparable: bool,
@@ -164,7 +151,9 @@ def compare_score_results(
         "candidate": names[1],
         "comparable": difference is None,
         "difference": difference,
-        "overall_score": _change(_overall(baseline), _overall(candidate)),
+        "overall_score": _change(
+            baseline["metrics"]["atif_overall_score"], candidate["metrics"]["atif_overall_score"]
+        ),
         "paired": summary.count,
         "unscored_pairs": len(rows) - len(deltas),
         "mean_delta": summary.mean_delta,
@@ -187,25 +176,20 @@ def compare_score_results(
     }
 
 
-def _overall(document: dict[str, Any]) -> Any:
-    return (document.get("metrics") or {}).get("atif_overall_score")
+def _change(base: float | None, cand: float | None) -> dict[str, Any]:
+    delta = None if base is None or cand is None else cand - base
+    return {"baseline": base, "candidate": cand, "delta": delta}
 
 
-def _change(base: Any, cand: Any) -> dict[str, Any]:
-    numbers = isinstance(base, int | float) and isinstance(cand, int | float)
-    return {"baseline": base, "candidate": cand, "delta": cand - base if numbers else None}
-
-
-def _row(base: dict[str, Any], cand: dict[str, Any]) -> dict[str, Any]:
+def _row(base: Root, cand: Root) -> dict[str, Any]:
     root = base["nodes"][0]
-    change = _change(root.get("aggregate"), cand["nodes"][0].get("aggregate"))
-    return {"trajectory_id": root.get("trajectory_id"), "input_sha256": root.get("input_sha256"),
+    change = _change(root["aggregate"], cand["nodes"][0]["aggregate"])
+    return {"trajectory_id": root["trajectory_id"], "input_sha256": root["input_sha256"],
             **change}  # fmt: skip
 
 
-def _category_deltas(baseline: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
-    base = baseline.get("failure_categories") or {}
-    cand = candidate.get("failure_categories") or {}
+def _category_deltas(baseline: ScoreResults, candidate: ScoreResults) -> dict[str, Any]:
+    base, cand = baseline["failure_categories"], candidate["failure_categories"]
     return {name: _change(base.get(name, 0), cand.get(name, 0)) for name in sorted({*base, *cand})}
 
 

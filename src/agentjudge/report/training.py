@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentjudge.report.contrib_shape import flatten, scored_trees
+from agentjudge.results.score import ScoreResults
 
 TRAINING_SCHEMA = 1  # the contrib provider's schema_version of its manifests
 Selection = Literal["eligible", "ineligible"]
@@ -26,7 +27,7 @@ ELIGIBLE_WHEN = (
 
 
 def training_manifests(
-    document: dict[str, Any], environ: Mapping[str, str] | None = None
+    document: ScoreResults, environ: Mapping[str, str] | None = None
 ) -> dict[Selection, dict[str, Any]]:
     """The eligible and the ineligible manifests of a results document scored with a
     training threshold; `environ` gives the S3 origin of eval-hub's test data

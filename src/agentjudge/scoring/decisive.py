@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from agentjudge.atif import Node
+from agentjudge.results.score import DecisiveFailureRecord
 
 if TYPE_CHECKING:
     from agentjudge.scoring.scored import TreeResult
@@ -58,7 +59,7 @@ class DecisiveFailure:
     reason: str
     pick_status: PickStatus | None = None  # None unless the rule asked was `judge_pick`
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> DecisiveFailureRecord:
         """The results' `decisive_failure` of a trajectory."""
         step = self.step
         return {

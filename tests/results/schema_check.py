@@ -1,0 +1,96 @@
+"""Every results document a test session writes holds to its committed JSON Schema.
+
+The end-to-end tests (tests/e2e/conftest.py) call `ResultsFiles.check_new` after each test:
+every JSON file written under the session's temporary folder since the last call (the
+test's own folder, and the folders of servers it drove: an eval-hub job's, MLflow's
+artifacts) is read, and one whose kind is registered (`results.schemas.CONTRACTS`, by its
+`schema` field) is validated with `jsonschema` against `docs/schemas/<kind>.schema.json`.
+Results of a kind with no schema registered yet are counted, by kind, and said at the end
+of the session: never checked in silence."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import orjson
+
+from agentjudge.results.schemas import Contract, contract_for
+from tests.conftest import REPO
+
+MAX_BYTES = 64 * 1024 * 1024  # larger JSON files are no test's results
+
+
+@cache
+def validator(contract: Contract) -> jsonschema.protocols.Validator:
+    """The committed schema's validator (the file users read, not the types behind it)."""
+    schema = json.loads((REPO / "docs" / "schemas" / contract.file_name).read_text())
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def unregistered_kind(document: Any) -> str | None:
+    """What results `document` looks like when no contract recognizes it: its `schema`
+    (`agentjudge.calibration/v1`, ...), or grade's results; None for other JSON."""
+    if not isinstance(document, dict):
+        return None
+    schema = document.get("schema")
+    if isinstance(schema, str) and schema.startswith("agentjudge."):
+        return schema
+    return "grade results" if "cases" in document and "summary" in document else None
+
+
+class ResultsFiles:
+    """The JSON files under `base`, each checked once after it was written."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.since = time.time_ns()
+        self.checked: Counter[str] = Counter()
+        self.unchecked: Counter[str] = Counter()  # kinds without a registered schema
+
+    def check_new(self, validate: bool = True) -> list[str]:
+        """One line per problem in the files written since the last call (`validate` False:
+        a test that writes broken results on purpose; its files are passed over)."""
+        started, problems = time.time_ns(), []
+        for path in sorted(self.base.rglob("*.json")):
+            try:
+                fresh = path.is_file() and path.stat().st_mtime_ns >= self.since
+            except OSError:
+                continue
+            if fresh and validate:
+                problems += self._check(path)
+        self.since = started
+        return problems
+
+    def _check(self, path: Path) -> list[str]:
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                return []
+            document = orjson.loads(path.read_bytes())  # nesting past 1,024: an error
+        except (OSError, ValueError):  # gone, not JSON or a hostile test's: not results
+            return []
+        contract = contract_for(document)
+        if contract is None:
+            if (kind := unregistered_kind(document)) is not None:
+                self.unchecked[kind] += 1
+            return []
+        self.checked[contract.name] += 1
+        return [
+            f"{path}: {'/'.join(map(str, error.absolute_path)) or '(top)'}: {error.message} "
+            f"(docs/schemas/{contract.file_name})"
+            for error in validator(contract).iter_errors(document)
+        ]
+
+    def summary(self) -> str:
+        """The session's line: what was checked against which schema, and what was not."""
+        checked = ", ".join(f"{n} {kind}" for kind, n in sorted(self.checked.items()))
+        line = f"results files checked against their JSON Schemas: {checked or 'none'}"
+        if self.unchecked:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(self.unchecked.items()))
+            line += f"; not checked, no schema registered for their kind: {kinds}"
+        return line
