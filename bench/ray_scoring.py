@@ -34,8 +34,8 @@ def score(runs: Path, url: str, capacity: int, folder: Path, label: str, *extra:
     """Seconds the run took; its results are `folder/label.json`."""
     command = [
         sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
-        "--judge-url", url, "--judge-model", "bench", "--concurrency-limit", str(capacity),
-        "--cache", str(folder / f"{label}.sqlite"), "--judge-max-attempts", "20",
+        "--judge-url", url, "--judge-model", "bench", "--concurrency", str(capacity),
+        "--cache", str(folder / f"{label}.sqlite"), "--set", "judge_max_attempts=20",
         "-o", str(folder / f"{label}.json"), *extra,
     ]  # fmt: skip
     env = ray_env({"PYTHONPATH": os.pathsep.join(sys.path)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -104,6 +105,8 @@ def score_trajectories(
             async with session.serving(client):
                 return await job.run(roots)
 
+        if config.judge_phase_timeout_seconds is not None:  # --judge-timeout starts now
+            job.deadline = time.time() + config.judge_phase_timeout_seconds
         if config.ray_address is None:
             result = session.run(go())
         else:  # the same job on a Ray cluster (docs/distributed.md)

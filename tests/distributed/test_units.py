@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from agentjudge.cli.score import bare_ray_flag
 from agentjudge.distributed import worker
 from agentjudge.distributed.desk import Batch
 from agentjudge.distributed.driver import free_lane
@@ -121,16 +120,6 @@ def test_a_unit_reports_at_once_then_at_most_once_an_interval_and_never_drops_th
 
     asyncio.run(go())
     assert desk.reports == [(7, 3), (7, 17)]
-
-
-def test_a_bare_ray_flag_starts_a_local_cluster() -> None:
-    assert bare_ray_flag(["score", "runs", "--ray"]) == ["score", "runs", "--ray=local"]
-    assert bare_ray_flag(["score", "--ray", "runs"]) == ["score", "--ray=local", "runs"]
-    assert bare_ray_flag(["score", "--ray", "--quiet"]) == ["score", "--ray=local", "--quiet"]
-    assert bare_ray_flag(["score", "--ray", "auto", "r"]) == ["score", "--ray", "auto", "r"]
-    assert bare_ray_flag(["score", "--ray", "10.0.0.5:6379"])[-1] == "10.0.0.5:6379"
-    assert bare_ray_flag(["score", "--ray", "ray://head:10001"])[-1] == "ray://head:10001"
-    assert bare_ray_flag(["score", "--", "--ray"]) == ["score", "--", "--ray"]
 
 
 def test_a_node_with_the_embedded_judge_holds_one_unit_at_a_time() -> None:

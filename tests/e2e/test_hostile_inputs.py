@@ -90,7 +90,7 @@ def test_a_key_file_that_is_not_utf8_is_one_line_without_the_key(tmp_path: Path)
     key.write_bytes(b"\xffsk-secret-value\n")
     done = score(
         tmp_path, "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m",
-        "--judge-api-key-file", key,
+        "--set", f"judge_api_key_file={key}",
     )  # fmt: skip
     line = one_error(done)
     assert "cannot read the judge API key file" in line
@@ -107,8 +107,8 @@ def test_a_key_file_that_is_not_utf8_is_one_line_without_the_key(tmp_path: Path)
             "http://127.0.0.1:9/v1",
             "--judge-model",
             "m",
-            "--judge-api-key-file",
-            "/dev/zero",
+            "--set",
+            "judge_api_key_file=/dev/zero",
         ),
     ],
     ids=["config", "key-file"],

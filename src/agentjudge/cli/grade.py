@@ -1,9 +1,11 @@
 """`agentjudge grade`: grade a graph-agents-cli project's traces against its cases.
 
 It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
-(`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`),
-plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--samples`,
-`--temperature`, `--fail-on-unstable`, `--quiet`, `--bootstrap-seed`, `--bootstrap-resamples`).
+(`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`;
+`--judge-provider` is `--judge`'s other spelling, hidden from --help), plus agentjudge's
+own (`--judge-call-timeout`, `--judge-ca-bundle`, `--junit`, `--html`, `--concurrency`,
+`--cache`, `--no-cache`, `--samples`, `--temperature`, `--fail-on-unstable`, `--quiet`,
+`--bootstrap-seed`, `--bootstrap-resamples`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
+from agentjudge.cli.aliases import accepting
 from agentjudge.cli.options import (
+    GRADE_ALIASES,
     BootstrapResamples,
     BootstrapSeed,
+    CachePath,
     Concurrency,
     Dataset,
     EvalConfigFile,
     FailOnUnstable,
     GradeHtml,
+    GradeJudge,
     GradeJudgeCaBundle,
     GradeJudgeModel,
     GradeOutput,
@@ -34,7 +40,6 @@ from agentjudge.cli.options import (
     GradeSamples,
     GradeTemperature,
     JudgeCallTimeout,
-    JudgeProvider,
     JudgeTimeout,
     Junit,
     NoCache,
@@ -52,12 +57,13 @@ if TYPE_CHECKING:
 # use them, so that `agentjudge score` and `validate` start without them.
 
 
+@accepting(GRADE_ALIASES)
 def grade_command(
     traces: Traces = None,
     dataset: Dataset = None,
     config: EvalConfigFile = None,
     output: GradeOutput = None,
-    judge_provider: JudgeProvider = None,
+    judge: GradeJudge = None,
     judge_model: GradeJudgeModel = None,
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
     judge_call_timeout: JudgeCallTimeout = DEFAULT_JUDGE_CALL_TIMEOUT,
@@ -65,6 +71,7 @@ def grade_command(
     junit: Junit = None,
     html: GradeHtml = None,
     concurrency: Concurrency = 16,
+    cache_path: CachePath = None,
     no_cache: NoCache = False,
     samples: GradeSamples = None,
     temperature: GradeTemperature = None,
@@ -72,6 +79,7 @@ def grade_command(
     quiet: GradeQuiet = False,
     bootstrap_seed: BootstrapSeed = None,
     bootstrap_resamples: BootstrapResamples = None,
+    aliased: dict[str, str] | None = None,  # --judge-provider, graph-agents-cli's --judge
 ) -> int:
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
 
@@ -81,7 +89,11 @@ def grade_command(
     4 internal error (a bug).
     """
     from agentjudge.cases.grade import GradeOptions, grade
+    from agentjudge.errors import UsageError
 
+    given = (aliased or {}).get("judge")
+    if judge is not None and given is not None:
+        raise UsageError("--judge is given twice (--judge-provider is its other spelling)")
     err = Console(stderr=True, soft_wrap=True)
     if junit is not None:
         check_writable(junit, "--junit", "the JUnit XML")
@@ -92,13 +104,14 @@ def grade_command(
         dataset=dataset,
         config=config,
         output=output,
-        judge_provider=judge_provider,
+        judge_provider=judge if judge is not None else given,
         judge_model=judge_model,
         judge_timeout=judge_timeout,
         judge_call_timeout=judge_call_timeout,
         judge_ca_bundle=judge_ca_bundle,
         concurrency=concurrency,
         use_store=not no_cache,
+        store_path=cache_path,
         samples=samples,
         temperature=temperature,
         fail_on_unstable=fail_on_unstable,

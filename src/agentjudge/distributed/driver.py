@@ -100,6 +100,7 @@ def run_on_ray(
                     api_key,
                     lane.judge,
                     str(store_path) if store_path is not None else None,
+                    job.deadline,
                 )
                 pending[placed(ray, task, lane).remote(work, desk)] = (unit, lane)
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
