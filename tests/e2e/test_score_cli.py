@@ -908,3 +908,42 @@ def test_a_judge_that_answers_as_the_contrib_provider_asks_scores_every_mode(
         assert scores[1] == {"correct": 0.5, "brief": 0.5}
     else:
         assert scores == [{}, {}, {}]
+
+
+def test_judge_timeout_stops_judging_keeps_what_was_judged_and_is_incomplete(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    for index in range(4):
+        document = doc(4)
+        for step in document["steps"]:
+            step["message"] = f"t{index} s{step['step_id']} [[score=0.9]]"
+        if index == 0:  # its last step's call is never answered
+            document["steps"][-1]["message"] += " [[fault=hang]]"
+        write(runs / f"t{index}.json", document)
+    # the whole phase's bound, far under one call's
+    flags = ["--judge-timeout", "2", "--judge-call-timeout", "100", "-o", "out.json"]
+    with JudgeServer(Script(hang_seconds=600)) as judge:
+        started = time.monotonic()
+        run = score(runs, *judge_flags(judge), *flags, cwd=tmp_path)
+        took = time.monotonic() - started
+        first = len(judge.log)
+        again = score(runs, *judge_flags(judge), *flags, cwd=tmp_path)
+        asked_again = [r.body["messages"][-1]["content"] for r in judge.log[first:]]
+    assert run.returncode == 1, run.stderr  # succeeded, incomplete
+    assert took < 30  # not the hanging call's 100 s
+    assert "judging stopped at --judge-timeout 2 s: 1 node(s) left unjudged" in run.stderr
+    document = results(tmp_path / "out.json")
+    assert document["error"] is None
+    assert document["step_errors"] == {"judge_timeout": 1}
+    assert document["overall_score"] == pytest.approx(0.9)
+    nodes = [t["nodes"][0] for t in document["trajectories"]]
+    assert [(n["status"], n["reason"]) for n in nodes] == [("failed", "judge_timeout")] + [
+        ("scored", None)
+    ] * 3
+    # the cut tree's judged steps are in the results, and every verdict in the store: the
+    # same command again asks only for the step never answered (and stops there again)
+    assert [s["score"] for s in nodes[0]["steps"]] == [0.9, 0.9, 0.9, None]
+    assert again.returncode == 1, again.stderr
+    assert len(asked_again) == 1
+    assert "[[fault=hang]]" in asked_again[0]
