@@ -224,11 +224,11 @@ def check_budgets(config: ScoreConfig, figures: PlanFigures) -> None:
         raise UsageError(
             f"the job would send about {tokens:,} input tokens ({calls:,} judge calls, "
             f"categorizations not counted), over max_input_tokens={config.max_input_tokens:,}; "
-            "raise --max-input-tokens, or score fewer trajectories (see --dry-run)"
+            "raise it (--set max_input_tokens=N), or score fewer trajectories (see --dry-run)"
         )
     if config.max_judge_requests is not None and calls > config.max_judge_requests:
         raise UsageError(
             f"the job would make {calls:,} judge calls (categorizations not counted), over "
-            f"max_judge_requests={config.max_judge_requests:,}; raise --max-judge-requests, "
-            "or score fewer trajectories (see --dry-run)"
+            f"max_judge_requests={config.max_judge_requests:,}; raise it "
+            "(--set max_judge_requests=N), or score fewer trajectories (see --dry-run)"
         )
