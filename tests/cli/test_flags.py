@@ -58,6 +58,15 @@ def test_help_config_lists_every_key_of_the_model_with_type_default_and_descript
     assert "judge_phase_timeout_seconds: number > 0 | none [none]" in lines
 
 
+def test_score_help_lists_the_daily_flags_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "--help"]) == 0
+    shown = capsys.readouterr().out
+    for alias in SCORE_ALIASES:
+        assert f" {alias.flag} " not in shown, alias.flag
+    for flag in ("--set", "--help-config", "--concurrency", "--judge-call-timeout", "--ray"):
+        assert f" {flag} " in shown, flag
+
+
 def test_set_gives_any_key_and_the_model_converts_it(runs: Path, scored: list[ScoreConfig]) -> None:
     flags = ["--set", "judge_max_attempts=7", "--set", "cache=false"]
     flags += ["--set", "partial_result_policy=skip_failed_trajectory"]
@@ -184,12 +193,6 @@ def test_ray_is_a_flag_and_its_address_another(
     assert capsys.readouterr().err.splitlines()[-1] == (
         "error: auto: no such file, and --ray takes no address: write --ray-address auto"
     )
-
-
-def test_cache_path_and_no_cache(runs: Path, scored: list[ScoreConfig]) -> None:
-    assert main(["score", str(runs), "--judge", "fake", "--cache", "v.sqlite"]) == 0
-    assert main(["score", str(runs), "--judge", "fake", "--no-cache"]) == 0
-    assert [(c.cache, c.cache_path) for c in scored] == [(True, "v.sqlite"), (False, None)]
 
 
 @pytest.fixture
