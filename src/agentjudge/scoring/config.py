@@ -151,7 +151,8 @@ class ScoreConfig(BaseModel):
     def _ray_address(cls, value: str | None) -> str | None:
         if value is not None and not re.match(RAY_ADDRESS, value):
             raise ValueError(
-                f"{value[:100]!r} is not a Ray address: auto, local, HOST:PORT or ray://HOST:PORT"
+                # not quoted back: a value given here may hold a credential
+                "not a Ray address: auto, local, HOST:PORT or ray://HOST:PORT"
             )
         return value
 
