@@ -390,3 +390,30 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
     assert step_scores(here) == step_scores(on_ray)
     assert all(score is not None for _, _, score, _ in step_scores(on_ray))
     assert here["metrics"] == on_ray["metrics"]
+
+
+def test_judge_timeout_stops_the_workers_judging_and_keeps_what_they_judged(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = tmp_path / "runs"
+    for index in range(4):
+        document = doc(4)
+        for step in document["steps"]:
+            step["message"] = f"t{index} s{step['step_id']} [[score=0.9]]"
+        if index == 0:  # its last step's call is never answered
+            document["steps"][-1]["message"] += " [[fault=hang]]"
+        write(runs / f"t{index}.json", document)
+    # the deadline is the driver's, read by every worker; a call alone would wait 600 s
+    flags = ["--judge-timeout", "20", "--judge-call-timeout", "600"]
+    with JudgeServer(Script(hang_seconds=900)) as server:
+        started = time.monotonic()
+        run = score(runs, *judge_flags(server), *flags, "--ray-address", cluster.address,
+                    "-o", "out.json", cwd=tmp_path)  # fmt: skip
+        took = time.monotonic() - started
+    assert run.returncode == 1, run.stderr
+    assert took < 120
+    document = results(tmp_path / "out.json")
+    assert document["step_errors"] == {"judge_timeout": 1}
+    nodes = sorted((t["nodes"][0] for t in document["trajectories"]), key=lambda n: n["file"])
+    assert [n["reason"] for n in nodes] == ["judge_timeout", None, None, None]
+    assert [s["score"] for s in nodes[0]["steps"]] == [0.9, 0.9, 0.9, None]
