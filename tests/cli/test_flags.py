@@ -5,6 +5,8 @@ the flags graph-agents-cli passes to `grade`. Each command runs in this process
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +273,14 @@ def test_calibrate_takes_score_s_names_and_old_flags(
 
 class _Labels:
     trajectories: tuple[str, ...] = ()
+
+
+def test_grade_starts_without_the_scoring_configuration() -> None:
+    # `--help-config` reads the model only when asked: grade shares score's options module
+    # and its start-up is part of every CI gate's time
+    code = (
+        "import sys\nimport agentjudge.cli.grade\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('agentjudge.scoring', 'pydantic'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr

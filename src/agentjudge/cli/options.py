@@ -12,8 +12,16 @@ from rich.markup import escape
 
 from agentjudge.cases.loading import DEFAULT_CONFIG, RESULTS_DIR
 from agentjudge.cli.aliases import Alias, setting
-from agentjudge.cli.settings import print_config_help
 from agentjudge.judge.defaults import SCORE_CALLS
+
+
+def _config_help(value: bool) -> None:
+    # the configuration model loads only when asked: `grade` imports these options too,
+    # and its start-up is part of every CI gate's time
+    if value:
+        from agentjudge.cli.settings import print_config_help
+
+        print_config_help(value)
 
 
 def _opt(flag: str, help: str) -> Any:
@@ -115,7 +123,7 @@ HelpConfig = Annotated[
     typer.Option(
         "--help-config",
         is_eager=True,
-        callback=print_config_help,
+        callback=_config_help,
         help="List every --config/--set key with its type, default and description.",
     ),
 ]
