@@ -142,12 +142,17 @@ def grade_command(
             lambda text: err.print(f"[yellow]warning:[/yellow] {escape(printable(text))}"),
             progress,
         )
-    _report(run, junit, html, quiet, err)
+    _report(run, junit, html, cache_path, quiet, err)
     return run.exit_code
 
 
 def _report(
-    run: GradeRun, junit: Path | None, html: Path | None, quiet: bool, err: Console
+    run: GradeRun,
+    junit: Path | None,
+    html: Path | None,
+    store: str | None,  # --cache
+    quiet: bool,
+    err: Console,
 ) -> None:
     """Write the extra reports that were asked for, then print the outcome."""
     from agentjudge.cases.outcome import print_summary, write_junit
@@ -162,7 +167,7 @@ def _report(
     if not quiet and run.stats is not None and run.stats.store_hits:
         from agentjudge.judge.store import store_line
 
-        err.print(store_line(run.stats, None), highlight=False)
+        err.print(store_line(run.stats, store), highlight=False)
     if quiet:
         summary = run.document["summary"]
         out.print(f"agentjudge grade: exit code {run.exit_code}; {json.dumps(summary)}")
