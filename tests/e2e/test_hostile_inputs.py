@@ -180,9 +180,9 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs agentjudge[ray]")
 def test_an_unreachable_ray_head_fails_in_seconds(tmp_path: Path) -> None:
     started = time.monotonic()
-    done = score(tmp_path, "--ray", "127.0.0.1:1")
+    done = score(tmp_path, "--ray-address", "127.0.0.1:1")
     line = one_error(done)
-    assert line.startswith("error: --ray 127.0.0.1:1: cannot reach a Ray cluster")
+    assert line.startswith("error: --ray-address 127.0.0.1:1: cannot reach a Ray cluster")
     assert time.monotonic() - started < 30
 
 
