@@ -83,7 +83,7 @@ def main() -> None:
         steps = sum(len(json.loads((folder / key).read_text())["steps"]) for key in keys)
         command = [
             sys.executable, "-m", "agentjudge", "calibrate", str(chosen), "--json", "--quiet",
-            "--judge", args.judge, "--partial-result-policy", "skip_failed_trajectory",
+            "--judge", args.judge, "--set", "partial_result_policy=skip_failed_trajectory",
             "--cache", str(Path(scratch) / "verdicts.sqlite"),
         ]  # fmt: skip
         for flag, value in (("--judge-url", args.judge_url), ("--judge-model", args.judge_model)):
@@ -105,7 +105,7 @@ def main() -> None:
 def run_rule(command: list[str], rule: str) -> dict[str, Any]:
     """Calibrate under one decisive rule. The verdict store is shared between rules, so
     only the first run judges the steps; later ones add their own calls (judge_pick)."""
-    done = measure([*command, "--decisive-rule", rule])
+    done = measure([*command, "--set", f"decisive_rule={rule}"])
     if done.returncode != 0:
         sys.exit(f"calibrate failed ({done.returncode}): {done.tail()}")
     report = json.loads(done.stdout)

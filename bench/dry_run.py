@@ -72,8 +72,8 @@ def main() -> None:
             (runs / f"t{index:05d}.json").write_text(json.dumps(trajectory(index, args.steps)))
         base = [
             sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
-            "--judge-url", url, "--judge-model", "bench", "--concurrency-limit", "64",
-            "--cache", str(folder / "verdicts.sqlite"), "--judge-max-attempts", "20",
+            "--judge-url", url, "--judge-model", "bench", "--concurrency", "64",
+            "--cache", str(folder / "verdicts.sqlite"), "--set", "judge_max_attempts=20",
         ]  # fmt: skip
         started = time.perf_counter()
         planned_run = measure([*base, "--dry-run", "--json"])

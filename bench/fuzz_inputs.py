@@ -175,7 +175,7 @@ def hostile(kind: str, inputs: Path, out: Path, data: bytes) -> tuple[list[str],
     if kind == "odd_key":
         key.write_bytes(b"\xffsk-not-a-key\n")
         return ["score", str(inputs), "--judge-url", "http://127.0.0.1:9/v1", "--judge-model",
-                "m", "--judge-api-key-file", str(key), "-o", str(results)], [key]  # fmt: skip
+                "m", "--set", f"judge_api_key_file={key}", "-o", str(results)], [key]  # fmt: skip
     if kind == "nul_ref":
         doc = {"schema_version": "ATIF-v1.7", "session_id": "nul", "agent": {"name": "a",
                "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "m",
@@ -190,7 +190,7 @@ def hostile(kind: str, inputs: Path, out: Path, data: bytes) -> tuple[list[str],
         argv = {
             "zero_config": ["score", str(inputs), *fake_score, "--config", ZERO],
             "zero_key": ["score", str(inputs), "--judge-url", "http://127.0.0.1:9/v1",
-                         "--judge-model", "m", "--judge-api-key-file", ZERO],
+                         "--judge-model", "m", "--set", f"judge_api_key_file={ZERO}"],
             "zero_grade_config": ["grade", "--traces", str(source), *fake_grade, "--config",
                                   ZERO],
             "zero_traces": ["grade", "--traces", ZERO, *fake_grade],

@@ -132,7 +132,7 @@ def score(folder: Path, out: Path) -> tuple[dict[str, float | None], int]:
     """Every step's score by session id, and the judge calls it took: one fresh run."""
     command = [
         sys.executable, "-m", "agentjudge", "score", str(folder), "--judge", "local",
-        "--no-cache", "--scored-frames", "agent", "--failure-threshold", "0", "--quiet",
+        "--no-cache", "--set", "scored_frames=agent", "--set", "failure_threshold=0", "--quiet",
         "-o", str(out),
     ]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True)

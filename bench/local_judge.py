@@ -112,7 +112,7 @@ def run_pairs(tmp: Path, only: set[str] | None) -> tuple[dict[str, Any], float, 
             (folder / f"{pair['name']}.{side}.json").write_text(json.dumps(document))
     # only the agent's step is scored, and no failure categorized: the ranking needs no more
     results, _, rss = score(
-        folder, tmp / "pairs.json", "--scored-frames", "agent", "--failure-threshold", "0"
+        folder, tmp / "pairs.json", "--set", "scored_frames=agent", "--set", "failure_threshold=0"
     )
     scores = {
         node["session_id"]: node["steps"][0]["score"]

@@ -3,7 +3,7 @@
 The 2,000 x 25 collection of `score_collection.py` is scored against the test judge server
 (50 ms a call, 64 calls at once) twice, each run with a verdict store of its own: here, and
 with `--ray` on a cluster of two nodes (one CPU each) that the benchmark starts on
-loopback first (its start is not timed: `--ray` joins an existing cluster) and stops after.
+loopback first (its start is not timed: `--ray-address` joins an existing cluster) and stops after.
 Prints one JSON line {local_seconds, ray_seconds, local_efficiency, ray_efficiency,
 judge_calls_local, judge_calls_ray, same_metrics, same_steps}; efficiency =
 (judge calls * latency / capacity) / seconds, the share of the judge's capacity the run
@@ -34,8 +34,8 @@ def score(runs: Path, url: str, capacity: int, folder: Path, label: str, *extra:
     """Seconds the run took; its results are `folder/label.json`."""
     command = [
         sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
-        "--judge-url", url, "--judge-model", "bench", "--concurrency-limit", str(capacity),
-        "--cache", str(folder / f"{label}.sqlite"), "--judge-max-attempts", "20",
+        "--judge-url", url, "--judge-model", "bench", "--concurrency", str(capacity),
+        "--cache", str(folder / f"{label}.sqlite"), "--set", "judge_max_attempts=20",
         "-o", str(folder / f"{label}.json"), *extra,
     ]  # fmt: skip
     env = ray_env({"PYTHONPATH": os.pathsep.join(sys.path)})
@@ -75,7 +75,9 @@ def main() -> None:
             (runs / f"t{index:05d}.json").write_text(json.dumps(trajectory(index, args.steps)))
         local_seconds = score(runs, url, args.capacity, folder, "local")
         with LocalRayCluster(folder / "ray", nodes=2, cpus=1) as cluster:
-            ray_seconds = score(runs, url, args.capacity, folder, "ray", "--ray", cluster.address)
+            ray_seconds = score(
+                runs, url, args.capacity, folder, "ray", "--ray-address", cluster.address
+            )
         local = json.loads((folder / "local.json").read_text())
         on_ray = json.loads((folder / "ray.json").read_text())
     calls_local, calls_ray = local["judge"]["calls"], on_ray["judge"]["calls"]

@@ -86,9 +86,9 @@ def main() -> None:
             out = folder / f"{label}.json"
             command = [
                 sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
-                "--judge-url", url, "--judge-model", "bench", "--concurrency-limit",
+                "--judge-url", url, "--judge-model", "bench", "--concurrency",
                 str(args.capacity), "--cache", str(folder / "verdicts.sqlite"),
-                "--judge-max-attempts", "20", "-o", str(out),
+                "--set", "judge_max_attempts=20", "-o", str(out),
             ]  # fmt: skip
             done = run(command)
             result = json.loads(out.read_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -105,6 +106,8 @@ def score_trajectories(
             async with session.serving(client):
                 return await job.run(roots)
 
+        if config.judge_phase_timeout_seconds is not None:  # --judge-timeout starts now
+            job.deadline = time.time() + config.judge_phase_timeout_seconds
         if config.ray_address is None:
             result = session.run(go())
         else:  # the same job on a Ray cluster (docs/distributed.md)
@@ -222,11 +225,11 @@ def check_budgets(config: ScoreConfig, figures: PlanFigures) -> None:
         raise UsageError(
             f"the job would send about {tokens:,} input tokens ({calls:,} judge calls, "
             f"categorizations not counted), over max_input_tokens={config.max_input_tokens:,}; "
-            "raise --max-input-tokens, or score fewer trajectories (see --dry-run)"
+            "raise it (--set max_input_tokens=N), or score fewer trajectories (see --dry-run)"
         )
     if config.max_judge_requests is not None and calls > config.max_judge_requests:
         raise UsageError(
             f"the job would make {calls:,} judge calls (categorizations not counted), over "
-            f"max_judge_requests={config.max_judge_requests:,}; raise --max-judge-requests, "
-            "or score fewer trajectories (see --dry-run)"
+            f"max_judge_requests={config.max_judge_requests:,}; raise it "
+            "(--set max_judge_requests=N), or score fewer trajectories (see --dry-run)"
         )

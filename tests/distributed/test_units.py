@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from agentjudge.cli.score import bare_ray_flag
 from agentjudge.distributed import worker
 from agentjudge.distributed.desk import Batch
 from agentjudge.distributed.driver import free_lane
@@ -123,16 +122,6 @@ def test_a_unit_reports_at_once_then_at_most_once_an_interval_and_never_drops_th
     assert desk.reports == [(7, 3), (7, 17)]
 
 
-def test_a_bare_ray_flag_starts_a_local_cluster() -> None:
-    assert bare_ray_flag(["score", "runs", "--ray"]) == ["score", "runs", "--ray=local"]
-    assert bare_ray_flag(["score", "--ray", "runs"]) == ["score", "--ray=local", "runs"]
-    assert bare_ray_flag(["score", "--ray", "--quiet"]) == ["score", "--ray=local", "--quiet"]
-    assert bare_ray_flag(["score", "--ray", "auto", "r"]) == ["score", "--ray", "auto", "r"]
-    assert bare_ray_flag(["score", "--ray", "10.0.0.5:6379"])[-1] == "10.0.0.5:6379"
-    assert bare_ray_flag(["score", "--ray", "ray://head:10001"])[-1] == "ray://head:10001"
-    assert bare_ray_flag(["score", "--", "--ray"]) == ["score", "--", "--ray"]
-
-
 def test_a_node_with_the_embedded_judge_holds_one_unit_at_a_time() -> None:
     a, b = (
         Lane("a", ("http://127.0.0.1:1/v1", "m"), 1),
@@ -151,7 +140,7 @@ def test_ray_address_is_checked_with_the_rest_of_the_configuration() -> None:
     judge = {"judge_url": "http://127.0.0.1:9/v1", "judge_model": "m"}
     for address in ("auto", "local", "127.0.0.2:6379", "ray://head.svc:10001"):
         assert load_config(None, {**judge, "ray_address": address}).ray_address == address
-    with pytest.raises(UsageError, match="ray_address: 'runs/' is not a Ray address"):
+    with pytest.raises(UsageError, match="ray_address: not a Ray address: auto, local"):
         load_config(None, {**judge, "ray_address": "runs/"})
     assert load_config(None, {"judge": "local", "ray_address": "auto"}).ray_address == "auto"
     assert ScoreConfig(**judge).ray_address is None

@@ -175,7 +175,7 @@ def test_unmatched_trajectories_are_listed(tmp_path: Path, server: JudgeServer) 
 
 def test_the_score_interval_is_seeded_and_shown(tmp_path: Path, server: JudgeServer) -> None:
     scores = baseline_scores()[:40]
-    flags = ("--bootstrap-seed", "5", "--bootstrap-resamples", "500")
+    flags = ("--set", "bootstrap_seed=5", "--set", "bootstrap_resamples=500")
     a = json.loads(scored(tmp_path, server, scores, "a", *flags).read_text())
     b = json.loads(scored(tmp_path, server, scores, "b", *flags).read_text())
     assert a["metrics_interval"] == b["metrics_interval"]

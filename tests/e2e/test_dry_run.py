@@ -69,8 +69,8 @@ def test_the_lines_of_a_dry_run(tmp_path: Path, server: JudgeServer) -> None:
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--max-judge-requests", "4"], "the job would make 5 judge calls"),
-        (["--max-input-tokens", "100"], "input tokens (5 judge calls"),
+        (["--set", "max_judge_requests=4"], "the job would make 5 judge calls"),
+        (["--set", "max_input_tokens=100"], "input tokens (5 judge calls"),
     ],
 )
 def test_a_job_over_its_budget_is_refused_before_the_first_call(
@@ -83,7 +83,7 @@ def test_a_job_over_its_budget_is_refused_before_the_first_call(
     assert message in line
     assert server.log == []
     assert not (tmp_path / "out.json").exists()
-    within = score(runs, *judge_flags(server), "--max-judge-requests", "5", cwd=tmp_path)
+    within = score(runs, *judge_flags(server), "--set", "max_judge_requests=5", cwd=tmp_path)
     assert within.returncode == 0, within.stderr
 
 
@@ -91,7 +91,7 @@ def test_a_dry_run_counts_the_decisive_picks_the_run_then_makes(
     tmp_path: Path, server: JudgeServer
 ) -> None:
     runs = tree(tmp_path)
-    flags = ("--decisive-rule", "judge_pick", "--completion-threshold", "0.9")
+    flags = ("--set", "decisive_rule=judge_pick", "--set", "completion_threshold=0.9")
     before = plan(runs, server, tmp_path, *flags, "--price-in", "1", "--price-out", "1")
     assert (before["decisive_picks_at_most"], before["calls_to_send"]) == (1, 5)
     assert before["decisive_input_tokens_at_most"] > 0
@@ -104,5 +104,5 @@ def test_a_dry_run_counts_the_decisive_picks_the_run_then_makes(
     picks = [r for r in server.log if r.body["messages"][0]["content"] == DECISIVE_SYSTEM]
     assert len(picks) == before["decisive_picks_at_most"]  # the root fails at 0.9
     assert json.loads((tmp_path / "out.json").read_text())["judge"]["decisive_picks"] == 1
-    plain = plan(runs, server, tmp_path, "--completion-threshold", "0.9")
+    plain = plan(runs, server, tmp_path, "--set", "completion_threshold=0.9")
     assert plain["decisive_picks_at_most"] == 0

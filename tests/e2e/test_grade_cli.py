@@ -176,6 +176,17 @@ def test_a_rerun_says_its_verdicts_came_from_the_store(project: Path, server: Ju
     assert results(project / "b.json")["judge_usage"]["cache_hits"] == 4
 
 
+def test_cache_names_the_verdict_store_as_on_score(project: Path, server: JudgeServer) -> None:
+    store = project.parent / "mine.sqlite"
+    first = grade(project, "--cache", str(store), "--output", "a.json", server=server)
+    again = grade(project, "--cache", str(store), "--output", "b.json", server=server)
+    assert again.returncode == first.returncode == 1, first.stderr
+    assert len(server.log) == 5  # the preflight and 4 calls; the second run made none
+    line = f"4 of 4 verdicts from the verdict store ({store}); --no-cache to judge again"
+    assert line in again.stderr
+    assert not (project.parent / "cache" / "verdicts.sqlite").exists()
+
+
 def test_judge_calls_run_concurrently_across_cases(project: Path) -> None:
     traces = results(project / TRACES)
     traces["dataset_paths"] = []  # plan the cases the traces embed

@@ -89,7 +89,7 @@ def test_score_refuses_outputs_that_are_not_regular_files(
     extra: list[str] = []
     if flag == "manifest":
         target = work / "out.eligible_trajectories.json"
-        extra = ["-o", str(work / "out.json"), "--training-threshold", "0.5"]
+        extra = ["-o", str(work / "out.json"), "--set", "training_threshold=0.5"]
     else:
         target = work / "target"
         extra = [flag, str(target)] + (["-o", str(work / "out.json")] if flag != "-o" else [])

@@ -90,7 +90,7 @@ def test_a_key_file_that_is_not_utf8_is_one_line_without_the_key(tmp_path: Path)
     key.write_bytes(b"\xffsk-secret-value\n")
     done = score(
         tmp_path, "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "m",
-        "--judge-api-key-file", key,
+        "--set", f"judge_api_key_file={key}",
     )  # fmt: skip
     line = one_error(done)
     assert "cannot read the judge API key file" in line
@@ -107,8 +107,8 @@ def test_a_key_file_that_is_not_utf8_is_one_line_without_the_key(tmp_path: Path)
             "http://127.0.0.1:9/v1",
             "--judge-model",
             "m",
-            "--judge-api-key-file",
-            "/dev/zero",
+            "--set",
+            "judge_api_key_file=/dev/zero",
         ),
     ],
     ids=["config", "key-file"],
@@ -180,9 +180,9 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs agentjudge[ray]")
 def test_an_unreachable_ray_head_fails_in_seconds(tmp_path: Path) -> None:
     started = time.monotonic()
-    done = score(tmp_path, "--ray", "127.0.0.1:1")
+    done = score(tmp_path, "--ray-address", "127.0.0.1:1")
     line = one_error(done)
-    assert line.startswith("error: --ray 127.0.0.1:1: cannot reach a Ray cluster")
+    assert line.startswith("error: --ray-address 127.0.0.1:1: cannot reach a Ray cluster")
     assert time.monotonic() - started < 30
 
 

@@ -89,7 +89,7 @@ def test_score_names_every_bad_file_with_its_rule(tmp_path: Path, server: JudgeS
 
 def test_score_skipping_bad_files_names_them(tmp_path: Path, server: JudgeServer) -> None:
     runs = hostile_folder(tmp_path)
-    flags = ["--partial-result-policy", "skip_failed_trajectory", "-o", "out.json"]
+    flags = ["--set", "partial_result_policy=skip_failed_trajectory", "-o", "out.json"]
     done = score(runs, *judge_flags(server), *flags, cwd=tmp_path)
     assert done.returncode == EXIT_INVALID, done.stderr  # scored, but incomplete
     no_raw_controls(done.stderr)
@@ -104,7 +104,7 @@ def test_score_every_root_invalid_names_them(tmp_path: Path, server: JudgeServer
     runs = tmp_path / "runs"
     runs.mkdir()
     (runs / "a.json").write_text("{}")
-    flags = ["--partial-result-policy", "skip_failed_trajectory", "-o", "out.json"]
+    flags = ["--set", "partial_result_policy=skip_failed_trajectory", "-o", "out.json"]
     done = score(runs, *judge_flags(server), *flags, cwd=tmp_path)
     assert done.returncode == EXIT_JOB_FAILED, done.stderr
     error = json.loads((tmp_path / "out.json").read_text())["error"]

@@ -189,7 +189,7 @@ def test_score_training_manifest_over_a_trajectory(tmp_path: Path, server: Judge
     named = tmp_path / "out.eligible_trajectories.json"
     shutil.copy(runs / "child.json", named)  # a trajectory that has no subagents
     before = named.read_bytes()
-    flags: list[str | Path] = ["-o", tmp_path / "out.json", "--training-threshold", "0.5"]
+    flags: list[str | Path] = ["-o", tmp_path / "out.json", "--set", "training_threshold=0.5"]
     done = score(named, *judge_flags(server), *flags, cwd=tmp_path)
     line = refused(done, named)
     assert "the training manifest would overwrite the trajectory file" in line

@@ -70,9 +70,9 @@ def screenshot(page: Page, path: Path) -> None:
 def test_score_report_of_the_real_fixtures(
     tmp_path: Path, atif_fixtures: Path, browser: BrowserContext
 ) -> None:
-    run = agentjudge("score", atif_fixtures, "--judge", "fake", "--partial-result-policy",
-                     "skip_failed_trajectory", "-o", "out.json", "--html", "out.html",
-                     cwd=tmp_path)  # fmt: skip
+    run = agentjudge("score", atif_fixtures, "--judge", "fake", "--set",
+                     "partial_result_policy=skip_failed_trajectory", "-o", "out.json",
+                     "--html", "out.html", cwd=tmp_path)  # fmt: skip
     assert run.returncode == 1, run.stderr  # invalid files and omitted children: incomplete
     results = json.loads((tmp_path / "out.json").read_text())
     page = open_report(browser, tmp_path / "out.html")
@@ -162,8 +162,8 @@ def test_failed_unscored_and_omitted_nodes_in_a_deep_tree(
     runs = deep_tree(tmp_path)
     with JudgeServer() as server:
         run = agentjudge("score", runs, "--judge-url", server.base_url, "--judge-model", "j",
-                         "--judge-max-attempts", "1", "--max-subagent-depth", "1",
-                         "--partial-result-policy", "skip_failed_trajectory",
+                         "--set", "judge_max_attempts=1", "--set", "max_subagent_depth=1",
+                         "--set", "partial_result_policy=skip_failed_trajectory",
                          "-o", "out.json", "--html", "out.html", cwd=tmp_path)  # fmt: skip
     assert run.returncode == 1, run.stderr
     page = open_report(browser, tmp_path / "out.html")
@@ -203,7 +203,7 @@ def test_the_step_where_a_run_went_wrong_is_shown_and_marked(
     write(tmp_path / "runs" / "child.json", child)
     with JudgeServer() as server:
         run = agentjudge("score", tmp_path / "runs", "--judge-url", server.base_url,
-                         "--judge-model", "j", "--completion-threshold", "0.9",
+                         "--judge-model", "j", "--set", "completion_threshold=0.9",
                          "-o", "out.json", "--html", "out.html", cwd=tmp_path)  # fmt: skip
     assert run.returncode == 0, run.stderr
     page = open_report(browser, tmp_path / "out.html")

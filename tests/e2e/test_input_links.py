@@ -165,7 +165,7 @@ def server() -> Iterator[JudgeServer]:
 def test_score(tmp_path: Path, cli: Runner, server: JudgeServer, kind: str) -> None:
     folders, case = make(tmp_path, kind), CASES[kind]
     judge = ["--judge-url", server.base_url, "--judge-model", "judge"]
-    skip = ["--partial-result-policy", "skip_failed_trajectory"]
+    skip = ["--set", "partial_result_policy=skip_failed_trajectory"]
     ran = cli("score", folders.root, *judge, *skip, "-o", "out.json")
     confined(ran, folders, tmp_path / "out.json")
     assert all(SECRET not in json.dumps(request.body) for request in server.log)

@@ -141,7 +141,7 @@ def test_a_score_job_with_each_provider(tmp_path: Path, case: Case) -> None:
         done = run(
             [
                 "score", runs, "--judge", case.provider, "--judge-model", case.model,
-                "--judge-url", server.base_url, "--judge-initial-backoff-seconds", "0.01",
+                "--judge-url", server.base_url, "--set", "judge_initial_backoff_seconds=0.01",
                 "-o", "out.json",
             ],
             tmp_path,
@@ -207,7 +207,7 @@ def test_a_refusal_shows_the_servers_message(
     runs = tree(tmp_path)
     script = Script(max_context_tokens=50 if fault == "long prompt" else None)
     key = "sk-the-right-key-000" if fault == "wrong key" else None
-    flags = ["--judge-reasoning-effort", "extreme"] if fault == "bad effort" else []
+    flags = ["--set", "judge_reasoning_effort=extreme"] if fault == "bad effort" else []
     with JudgeServer(script, mimic=case.mimic, api_key=key) as server:
         done = run(
             [

@@ -85,8 +85,8 @@ def test_the_real_model_scores_the_bad_step_below_the_good_one(tmp_path: Path) -
     # --failure-threshold 0: no categorization call, only the two step calls are paid for
     flags: list[str | Path] = [
         "--no-cache",
-        "--failure-threshold",
-        "0",
+        "--set",
+        "failure_threshold=0",
         "-o",
         tmp_path / "out.json",
     ]
@@ -216,7 +216,7 @@ def test_calibrate_runs_on_a_converted_who_and_when_run(tmp_path: Path) -> None:
     (tmp_path / "ww" / "subset.json").write_text(json.dumps(subset))
     done = subprocess.run(
         [sys.executable, "-m", "agentjudge", "calibrate", str(tmp_path / "ww" / "subset.json"),
-         "--judge", "local", "--no-cache", "--failure-threshold", "0", "--json", "--quiet"],
+         "--judge", "local", "--no-cache", "--set", "failure_threshold=0", "--json", "--quiet"],
         capture_output=True, text=True, timeout=280, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

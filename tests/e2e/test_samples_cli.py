@@ -48,7 +48,7 @@ def test_samples_give_the_mean_the_spread_and_unstable_steps(
     tmp_path: Path, server: JudgeServer
 ) -> None:
     runs = sampled_runs(tmp_path)
-    flags = [*judge_flags(server), "--samples", "3", "--failure-threshold", "0.5"]
+    flags = [*judge_flags(server), "--samples", "3", "--set", "failure_threshold=0.5"]
     done = score(runs, *flags, "-o", "out.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "samples at judge temperature 0 mostly agree by construction" in done.stderr
@@ -139,7 +139,7 @@ def test_a_dry_run_counts_every_sample_and_budgets_check_them(
         15, 15, 15,
     )  # fmt: skip
     over = score(
-        runs, *judge_flags(server), "--samples", "3", "--max-judge-requests", "14", cwd=tmp_path
+        runs, *judge_flags(server), "--samples", "3", "--set", "max_judge_requests=14", cwd=tmp_path
     )
     assert over.returncode == 3
     assert "would make 15 judge calls" in over.stderr

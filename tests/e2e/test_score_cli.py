@@ -48,10 +48,10 @@ def judge_flags(server: JudgeServer) -> list[str]:
         server.base_url,
         "--judge-model",
         "judge",
-        "--judge-initial-backoff-seconds",
-        "0.01",
-        "--judge-retry-round-pause-seconds",
-        "0.1",
+        "--set",
+        "judge_initial_backoff_seconds=0.01",
+        "--set",
+        "judge_retry_round_pause_seconds=0.1",
     ]
 
 
@@ -84,7 +84,13 @@ def test_exact_metrics_for_each_mode(
 ) -> None:
     runs = tree(tmp_path)
     run = score(
-        runs, *judge_flags(server), "--subagent-aggregation", mode, "-o", "out.json", cwd=tmp_path
+        runs,
+        *judge_flags(server),
+        "--set",
+        f"subagent_aggregation={mode}",
+        "-o",
+        "out.json",
+        cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
     data = results(tmp_path / "out.json")
@@ -167,8 +173,8 @@ def test_categorization_judge_error(tmp_path: Path, server: JudgeServer) -> None
     run = score(
         tmp_path / "runs",
         *judge_flags(server),
-        "--judge-max-attempts",
-        "2",
+        "--set",
+        "judge_max_attempts=2",
         "-o",
         "out.json",
         cwd=tmp_path,
@@ -184,7 +190,7 @@ def test_step_judge_error_fail_fast_and_skip(tmp_path: Path, server: JudgeServer
     broken = doc(2)
     broken["steps"][1]["message"] = "unreachable judge [[fault=503]]"
     write(runs / "zz.json", broken)
-    flags = [*judge_flags(server), "--judge-max-attempts", "2"]
+    flags = [*judge_flags(server), "--set", "judge_max_attempts=2"]
     failed = score(runs, *flags, "-o", "ff.json", cwd=tmp_path)
     assert failed.returncode == 2
     data = results(tmp_path / "ff.json")
@@ -198,8 +204,8 @@ def test_step_judge_error_fail_fast_and_skip(tmp_path: Path, server: JudgeServer
     kept = score(
         runs,
         *flags,
-        "--partial-result-policy",
-        "skip_failed_trajectory",
+        "--set",
+        "partial_result_policy=skip_failed_trajectory",
         "-o",
         "skip.json",
         cwd=tmp_path,
@@ -224,7 +230,12 @@ def test_all_roots_failed_fails_whatever_the_policy(tmp_path: Path, server: Judg
     broken = doc(2)
     broken["steps"][0]["message"] = "x [[fault=500]]"
     write(tmp_path / "runs" / "a.json", broken)
-    flags = ["--judge-max-attempts", "1", "--partial-result-policy", "skip_failed_trajectory"]
+    flags = [
+        "--set",
+        "judge_max_attempts=1",
+        "--set",
+        "partial_result_policy=skip_failed_trajectory",
+    ]
     run = score(tmp_path / "runs", *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
     assert run.returncode == 2
     assert results(tmp_path / "out.json")["error"] == {
@@ -262,8 +273,9 @@ def test_trajectory_text_reaches_the_judge_as_quoted_data(
 def test_malformed_answers_and_exception_text_never_reach_the_outputs(tmp_path: Path) -> None:
     runs = tree(tmp_path)
     with JudgeServer(Script(malformed="non_json")) as server:
-        run = score(runs, *judge_flags(server), "--partial-result-policy", "skip_failed_trajectory",
-                    "-o", "out/results.json", cwd=tmp_path)  # fmt: skip
+        run = score(runs, *judge_flags(server), "--set",
+                    "partial_result_policy=skip_failed_trajectory", "-o", "out/results.json",
+                    cwd=tmp_path)  # fmt: skip
     assert run.returncode == 2
     data = results(tmp_path / "out" / "results.json")
     assert data["trajectories"][0]["nodes"][0]["reason"] == "protocol_error"
@@ -336,7 +348,7 @@ def test_config_file_with_flags_overriding_it(tmp_path: Path, server: JudgeServe
         f"trajectory_path: [{runs}]\njudge_url: {server.base_url}\njudge_model: judge\n"
         "subagent_aggregation: separate\ncompletion_threshold: 0.9\noutput: from-config.json\n"
     )
-    run = score("--config", config, "--subagent-aggregation", "hierarchical", cwd=tmp_path)
+    run = score("--config", config, "--set", "subagent_aggregation=hierarchical", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     data = results(tmp_path / "from-config.json")
     assert data["run_parameters"]["subagent_aggregation"] == "hierarchical"  # the flag wins
@@ -418,7 +430,7 @@ def test_an_unwritable_output_fails_before_judging(tmp_path: Path, server: Judge
 
 
 def test_unreachable_judge_says_so(tmp_path: Path, atif_fixtures: Path) -> None:
-    flags = ["--judge-max-attempts", "2", "--judge-initial-backoff-seconds", "0.01"]
+    flags = ["--set", "judge_max_attempts=2", "--set", "judge_initial_backoff_seconds=0.01"]
     url = "http://user:secret@127.0.0.1:9/v1"  # nothing listens on port 9 (discard)
     run = score(atif_fixtures / "harbor-golden__t2-context-summarization", "--judge-url", url,
                 "--judge-model", "m", *flags, "-o", "out.json", cwd=tmp_path)  # fmt: skip
@@ -457,7 +469,7 @@ def test_judge_metrics_reach_an_otlp_collector(tmp_path: Path) -> None:
     odd = doc(1)  # its categorization answer names no category of the taxonomy
     odd["steps"][0]["message"] = "off [[score=0.1]] [[category=not_one_of_them]]"
     write(runs / "odd.json", odd)
-    flags = ["--partial-result-policy", "skip_failed_trajectory", "-o", "out.json"]
+    flags = ["--set", "partial_result_policy=skip_failed_trajectory", "-o", "out.json"]
     # every request fails once (503) before it is answered: errors and retries too
     with (
         JudgeServer(Script(fail_first=1, fail_first_fault="503")) as judge,
@@ -505,7 +517,7 @@ def test_training_manifests_beside_the_results(tmp_path: Path, server: JudgeServ
         orphan["steps"][index]["message"] = f"{message} [[score=0.9]]"
     with_refs(orphan, 2, [{"trajectory_path": "gone.json"}])
     write(runs / "orphan.json", orphan)
-    flags = ["--training-threshold", "0.55", "--subagent-aggregation", "hierarchical"]
+    flags = ["--set", "training_threshold=0.55", "--set", "subagent_aggregation=hierarchical"]
     done = score(runs, *judge_flags(server), *flags, "-o", "out.json", cwd=tmp_path)
     assert done.returncode == 1, done.stderr  # scored, but incomplete
     # every trajectory by itself, subagents too: child.json (0.7) is eligible as well
@@ -535,7 +547,7 @@ def test_training_manifests_beside_the_results(tmp_path: Path, server: JudgeServ
 
 def test_benchmark_mode_scores_on_the_built_in_rubric(tmp_path: Path, server: JudgeServer) -> None:
     runs = tree(tmp_path)
-    flags = ["--scoring-mode", "benchmark", "--benchmark-name", "humaneval", "-o", "out.json"]
+    flags = ["--scoring-mode", "benchmark", "--set", "benchmark_name=humaneval", "-o", "out.json"]
     done = score(runs, *judge_flags(server), *flags, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     criteria = results(tmp_path / "out.json")["criteria"]
@@ -545,8 +557,8 @@ def test_benchmark_mode_scores_on_the_built_in_rubric(tmp_path: Path, server: Ju
         "code_quality",
     ]
     assert criteria["registry_version"] == "agentjudge-benchmarks-v1"
-    unknown = score(runs, "--judge", "fake", "--scoring-mode", "benchmark", "--benchmark-name",
-                    "mmlu", cwd=tmp_path)  # fmt: skip
+    unknown = score(runs, "--judge", "fake", "--scoring-mode", "benchmark", "--set",
+                    "benchmark_name=mmlu", cwd=tmp_path)  # fmt: skip
     assert unknown.returncode == 3
     assert "benchmark_name 'mmlu' is not built in: use one of swe-bench-lite" in unknown.stderr
 
@@ -555,7 +567,7 @@ def test_a_root_whose_subagent_went_unscored_is_no_training_data(
     tmp_path: Path, server: JudgeServer
 ) -> None:
     runs = tree(tmp_path)
-    flags = ["--max-subagent-depth", "0", "--training-threshold", "0.1", "-o", "out.json"]
+    flags = ["--set", "max_subagent_depth=0", "--set", "training_threshold=0.1", "-o", "out.json"]
     done = score(runs, *judge_flags(server), *flags, cwd=tmp_path)
     assert done.returncode == 1, done.stderr  # incomplete: the child is beyond the depth
     document = results(tmp_path / "out.json")
@@ -708,7 +720,7 @@ def test_steps_that_ran_out_of_retries_get_a_second_round(tmp_path: Path, fault:
     # every request fails its first 3 arrivals: 2 attempts fail, and later 1 fails, 1 passes
     # (a 200 that is no completion, "garbage", is met as a 5xx is)
     with JudgeServer(Script(fail_first=3, fail_first_fault=fault)) as judge:  # type: ignore[arg-type]
-        flags = [*judge_flags(judge), "--judge-max-attempts", "2", "-o", "out.json"]
+        flags = [*judge_flags(judge), "--set", "judge_max_attempts=2", "-o", "out.json"]
         done = score(runs, *flags, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     document = results(tmp_path / "out.json")
@@ -778,7 +790,7 @@ def test_trees_waiting_on_a_judge_that_never_answers_do_not_hold_up_the_rest(
     with JudgeServer(Script(hang_seconds=600)) as judge:
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(judge),
-            "--concurrency-limit", "8", "--judge-timeout-seconds", "100", "--quiet",
+            "--concurrency", "8", "--judge-call-timeout", "100", "--quiet",
             "-o", "out.json",
         ]  # fmt: skip
         running = subprocess.Popen(command, cwd=tmp_path, env=env)
@@ -803,7 +815,7 @@ def test_the_console_says_where_a_failed_run_went_wrong(
     tmp_path: Path, server: JudgeServer
 ) -> None:
     runs = tree(tmp_path)  # the root's step 3 scores 0.0 (context_loss); its subagent passes
-    flags = (*judge_flags(server), "--completion-threshold", "0.9")
+    flags = (*judge_flags(server), "--set", "completion_threshold=0.9")
     run = score(runs, *flags, "-o", "out.json", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     lines = run.stderr.splitlines()
@@ -828,7 +840,7 @@ def test_a_judge_echoing_its_credentials_writes_them_nowhere(tmp_path: Path, sou
         url = judge.base_url
         if source == "key_file":
             (tmp_path / "key.txt").write_text(secret + "\n")
-            flags += ["--judge-api-key-file", str(tmp_path / "key.txt")]
+            flags += ["--set", f"judge_api_key_file={tmp_path / 'key.txt'}"]
         elif source == "env":
             extra["AGENTJUDGE_JUDGE_API_KEY"] = secret
         else:  # sent as Basic authorization, echoed as such
@@ -856,12 +868,12 @@ CONTRIB_CRITERIA = [
 def contrib_mode_flags(mode: str, folder: Path) -> list[str]:
     """The flags of a `mode` job whose rubric has several criteria."""
     if mode == "benchmark":
-        return ["--scoring-mode", "benchmark", "--benchmark-name", "swe-bench-lite"]
+        return ["--scoring-mode", "benchmark", "--set", "benchmark_name=swe-bench-lite"]
     if mode == "reference":
         rubric = {"criteria": CONTRIB_CRITERIA, "references": {"default": {"answer": "42"}}}
         registry = {"version": 1, "rubrics": {"default": rubric}}
         (folder / "registry.json").write_text(json.dumps(registry))
-        return ["--scoring-mode", "reference", "--reference-registry", "registry.json"]
+        return ["--scoring-mode", "reference", "--set", "reference_registry_path=registry.json"]
     (folder / "rubric.json").write_text(json.dumps({"criteria": CONTRIB_CRITERIA}))
     return ["--scoring-mode", "custom", "--rubric", "rubric.json"]
 
@@ -896,3 +908,42 @@ def test_a_judge_that_answers_as_the_contrib_provider_asks_scores_every_mode(
         assert scores[1] == {"correct": 0.5, "brief": 0.5}
     else:
         assert scores == [{}, {}, {}]
+
+
+def test_judge_timeout_stops_judging_keeps_what_was_judged_and_is_incomplete(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    for index in range(4):
+        document = doc(4)
+        for step in document["steps"]:
+            step["message"] = f"t{index} s{step['step_id']} [[score=0.9]]"
+        if index == 0:  # its last step's call is never answered
+            document["steps"][-1]["message"] += " [[fault=hang]]"
+        write(runs / f"t{index}.json", document)
+    # the whole phase's bound, far under one call's
+    flags = ["--judge-timeout", "2", "--judge-call-timeout", "100", "-o", "out.json"]
+    with JudgeServer(Script(hang_seconds=600)) as judge:
+        started = time.monotonic()
+        run = score(runs, *judge_flags(judge), *flags, cwd=tmp_path)
+        took = time.monotonic() - started
+        first = len(judge.log)
+        again = score(runs, *judge_flags(judge), *flags, cwd=tmp_path)
+        asked_again = [r.body["messages"][-1]["content"] for r in judge.log[first:]]
+    assert run.returncode == 1, run.stderr  # succeeded, incomplete
+    assert took < 30  # not the hanging call's 100 s
+    assert "judging stopped at --judge-timeout 2 s: 1 node(s) left unjudged" in run.stderr
+    document = results(tmp_path / "out.json")
+    assert document["error"] is None
+    assert document["step_errors"] == {"judge_timeout": 1}
+    assert document["overall_score"] == pytest.approx(0.9)
+    nodes = [t["nodes"][0] for t in document["trajectories"]]
+    assert [(n["status"], n["reason"]) for n in nodes] == [("failed", "judge_timeout")] + [
+        ("scored", None)
+    ] * 3
+    # the cut tree's judged steps are in the results, and every verdict in the store: the
+    # same command again asks only for the step never answered (and stops there again)
+    assert [s["score"] for s in nodes[0]["steps"]] == [0.9, 0.9, 0.9, None]
+    assert again.returncode == 1, again.stderr
+    assert len(asked_again) == 1
+    assert "[[fault=hang]]" in asked_again[0]

@@ -70,8 +70,9 @@ def collection(folder: Path, trees: int = 12) -> Path:
 
 def judge_flags(server: JudgeServer) -> list[str]:
     return [
-        "--judge-url", server.base_url, "--judge-model", "judge", "--concurrency-limit", "4",
-        "--judge-initial-backoff-seconds", "0.01", "--judge-retry-round-pause-seconds", "0.1",
+        "--judge-url", server.base_url, "--judge-model", "judge", "--concurrency", "4",
+        "--set", "judge_initial_backoff_seconds=0.01",
+        "--set", "judge_retry_round_pause_seconds=0.1",
     ]  # fmt: skip
 
 
@@ -95,11 +96,13 @@ def test_a_ray_run_equals_the_local_run(
 ) -> None:
     runs = collection(tmp_path)
     with JudgeServer(Script(latency=0.01)) as server:
-        flags = [*judge_flags(server), "--subagent-aggregation", mode, "--no-cache"]
+        flags = [*judge_flags(server), "--set", f"subagent_aggregation={mode}", "--no-cache"]
         local = score(runs, *flags, "-o", "local.json", cwd=tmp_path)
         assert local.returncode == 0, local.stderr
         calls = len(server.log)
-        on_ray = score(runs, *flags, "--ray", cluster.address, "-o", "ray.json", cwd=tmp_path)
+        on_ray = score(
+            runs, *flags, "--ray-address", cluster.address, "-o", "ray.json", cwd=tmp_path
+        )
         assert on_ray.returncode == 0, on_ray.stderr
         assert len(server.log) == 2 * calls  # no call more, none less
     expected, got = results(tmp_path / "local.json"), results(tmp_path / "ray.json")
@@ -170,7 +173,7 @@ def test_a_ray_run_exports_the_metrics_a_local_run_exports(
     # every distinct request fails once (503) before it is answered: errors are counted too
     script = Script(latency=0.01, fail_first=1, fail_first_fault="503", retry_after=0)
     exported: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]] = {}
-    for label, where in (("local", []), ("ray", ["--ray", cluster.address])):
+    for label, where in (("local", []), ("ray", ["--ray-address", cluster.address])):
         with JudgeServer(script) as server, otlp_receiver() as receiver:
             flags = [*judge_flags(server), "--no-cache", *where, "-o", f"{label}.json"]
             done = score(
@@ -217,7 +220,7 @@ def test_a_rerun_after_the_driver_is_killed_repeats_no_judge_call(
     with JudgeServer(script) as server:
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(server),
-            "--judge-timeout-seconds", "600", "--ray", cluster.address, "--quiet",
+            "--judge-call-timeout", "600", "--ray-address", cluster.address, "--quiet",
             "-o", "out.json",
         ]  # fmt: skip
         env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
@@ -264,7 +267,7 @@ def test_ctrl_c_cancels_the_work_on_the_cluster_writes_nothing_and_exits_130(
     with JudgeServer(Script(latency=0.5)) as slow:
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(slow),
-            "--ray", cluster.address, "-o", "out.json",
+            "--ray-address", cluster.address, "-o", "out.json",
         ]  # fmt: skip
         proc = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
@@ -307,7 +310,7 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
         server.log.clear()
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *flags, "--quiet",
-            "--ray", cluster.address, "-o", "ray.json",
+            "--ray-address", cluster.address, "-o", "ray.json",
         ]  # fmt: skip
         env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
         driver = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
@@ -355,10 +358,10 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
         path.write_text(json.dumps(document))
     before = servers()
     # --failure-threshold 0: only the step calls are paid for
-    flags = ["--judge", "local", "--failure-threshold", "0", "--quiet"]
+    flags = ["--judge", "local", "--set", "failure_threshold=0", "--quiet"]
     command = [
         sys.executable, "-m", "agentjudge", "score", str(runs), *flags,
-        "--ray", cluster.address, "-o", "ray.json",
+        "--ray-address", cluster.address, "-o", "ray.json",
     ]  # fmt: skip
     env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
     # stderr to a file: a pipe nobody reads while polling could fill and stall the driver
@@ -387,3 +390,30 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
     assert step_scores(here) == step_scores(on_ray)
     assert all(score is not None for _, _, score, _ in step_scores(on_ray))
     assert here["metrics"] == on_ray["metrics"]
+
+
+def test_judge_timeout_stops_the_workers_judging_and_keeps_what_they_judged(
+    tmp_path: Path, cluster: LocalRayCluster
+) -> None:
+    runs = tmp_path / "runs"
+    for index in range(4):
+        document = doc(4)
+        for step in document["steps"]:
+            step["message"] = f"t{index} s{step['step_id']} [[score=0.9]]"
+        if index == 0:  # its last step's call is never answered
+            document["steps"][-1]["message"] += " [[fault=hang]]"
+        write(runs / f"t{index}.json", document)
+    # the deadline is the driver's, read by every worker; a call alone would wait 600 s
+    flags = ["--judge-timeout", "20", "--judge-call-timeout", "600"]
+    with JudgeServer(Script(hang_seconds=900)) as server:
+        started = time.monotonic()
+        run = score(runs, *judge_flags(server), *flags, "--ray-address", cluster.address,
+                    "-o", "out.json", cwd=tmp_path)  # fmt: skip
+        took = time.monotonic() - started
+    assert run.returncode == 1, run.stderr
+    assert took < 120
+    document = results(tmp_path / "out.json")
+    assert document["step_errors"] == {"judge_timeout": 1}
+    nodes = sorted((t["nodes"][0] for t in document["trajectories"]), key=lambda n: n["file"])
+    assert [n["reason"] for n in nodes] == ["judge_timeout", None, None, None]
+    assert [s["score"] for s in nodes[0]["steps"]] == [0.9, 0.9, 0.9, None]

@@ -74,7 +74,7 @@ def test_oversized_rubric(tmp_path: Path) -> None:
 def test_missing_inputs_say_the_flag() -> None:
     with pytest.raises(UsageError, match="--rubric FILE"):
         resolve_criteria("custom")
-    with pytest.raises(UsageError, match="--reference-registry FILE"):
+    with pytest.raises(UsageError, match="--set reference_registry_path=FILE"):
         resolve_criteria("reference")
 
 

@@ -128,7 +128,8 @@ def index_file(path: Path, root: Path, display: str, max_file_bytes: int) -> Fil
                 display,
                 "limit.max_file_bytes",
                 f"file is {size} bytes, more than max_file_bytes={max_file_bytes}; raise the "
-                "limit (--max-file-bytes) or split the trajectory",
+                "limit (validate: --max-file-bytes; score: --set max_file_bytes=N) or split the "
+                "trajectory",
             )
         data = path.read_bytes()
     except OSError as exc:

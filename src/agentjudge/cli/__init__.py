@@ -108,10 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     app.registered_commands.clear()
     app.registered_groups.clear()
     _register(argv)
-    if any(command.name == "score" for command in app.registered_commands):
-        from agentjudge.cli.score import bare_ray_flag
-
-        argv = bare_ray_flag(argv)
     try:
         result = app(args=argv, standalone_mode=False)
     except _ClickException as exc:

@@ -15,110 +15,95 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agentjudge.cli.aliases import accepting, flag_of
 from agentjudge.cli.options import (
+    CALIBRATE_ALIASES,
     CachePath,
     CalibrateJson,
     CalibrateOutput,
     CalibrateScoreOutput,
-    CompletionThreshold,
-    ConcurrencyLimit,
     ConfigFile,
-    ContextSteps,
-    DecisiveRule,
-    FailureThreshold,
+    HelpConfig,
     Judge,
-    JudgeApiKeyFile,
-    JudgeApiVersion,
-    JudgeInitialBackoffSeconds,
-    JudgeMaxAttempts,
-    JudgeReasoningEffort,
-    JudgeRetryBudgetSeconds,
-    JudgeRetryRoundPauseSeconds,
     JudgeTemperature,
-    JudgeTimeoutSeconds,
     JudgeUrl,
     LabelsFile,
-    MaxInputTokens,
-    MaxJudgeRequests,
-    MaxSubagentDepth,
     MinKappa,
     NoCache,
-    PartialResultPolicy,
-    ReferenceRegistry,
-    ReferenceRubric,
     Rubric,
     Samples,
-    ScoredFrames,
-    ScoreJudgeCaBundle,
+    ScoreConcurrency,
+    ScoreJudgeCallTimeout,
     ScoreJudgeModel,
+    ScoreJudgeTimeout,
     ScoreQuiet,
     ScoringMode,
+    Settings,
 )
-from agentjudge.cli.score import config_overrides
+from agentjudge.cli.score import judge_flags
+from agentjudge.cli.settings import command_line_config
 from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.printable import printable
-from agentjudge.scoring.config import ScoreConfig, load_config
+from agentjudge.scoring.config import ScoreConfig
 
 if TYPE_CHECKING:
     from agentjudge.atif import Node
     from agentjudge.calibration.labels import LabelSet
     from agentjudge.judge.client import JudgeClient
 
-# calibrate's own flags: the rest are score's configuration keys
-_OWN = frozenset({"labels", "as_json", "output", "score_output", "min_kappa", "quiet"})
 
-
+@accepting(CALIBRATE_ALIASES)
 def calibrate_command(
     labels: LabelsFile,
     config_file: ConfigFile = None,
+    settings: Settings = None,
+    help_config: HelpConfig = False,
     as_json: CalibrateJson = False,
     output: CalibrateOutput = None,
     score_output: CalibrateScoreOutput = None,
     min_kappa: MinKappa = None,
+    judge: Judge = None,
+    judge_model: ScoreJudgeModel = None,
+    judge_url: JudgeUrl = None,
+    concurrency: ScoreConcurrency = None,
+    judge_call_timeout: ScoreJudgeCallTimeout = None,
+    judge_timeout: ScoreJudgeTimeout = None,
+    cache_path: CachePath = None,
+    no_cache: NoCache = False,
     scoring_mode: ScoringMode = None,
     rubric: Rubric = None,
-    reference_registry: ReferenceRegistry = None,
-    reference_rubric: ReferenceRubric = None,
-    scored_frames: ScoredFrames = None,
-    context_steps: ContextSteps = None,
-    failure_threshold: FailureThreshold = None,
     samples: Samples = None,
-    judge_temperature: JudgeTemperature = None,
-    decisive_rule: DecisiveRule = None,
-    completion_threshold: CompletionThreshold = None,
-    max_subagent_depth: MaxSubagentDepth = None,
-    partial_result_policy: PartialResultPolicy = None,
-    concurrency_limit: ConcurrencyLimit = None,
-    judge_timeout_seconds: JudgeTimeoutSeconds = None,
-    judge_max_attempts: JudgeMaxAttempts = None,
-    judge_retry_budget_seconds: JudgeRetryBudgetSeconds = None,
-    judge_retry_round_pause_seconds: JudgeRetryRoundPauseSeconds = None,
-    judge_initial_backoff_seconds: JudgeInitialBackoffSeconds = None,
-    max_judge_requests: MaxJudgeRequests = None,
-    max_input_tokens: MaxInputTokens = None,
-    no_cache: NoCache = False,
-    cache_path: CachePath = None,
-    judge: Judge = None,
-    judge_url: JudgeUrl = None,
-    judge_model: ScoreJudgeModel = None,
-    judge_api_key_file: JudgeApiKeyFile = None,
-    judge_api_version: JudgeApiVersion = None,
-    judge_ca_bundle: ScoreJudgeCaBundle = None,
-    judge_reasoning_effort: JudgeReasoningEffort = None,
+    temperature: JudgeTemperature = None,
     quiet: ScoreQuiet = False,
+    aliased: dict[str, str] | None = None,  # the old flags given (see cli/aliases.py)
 ) -> int:
-    """Score the trajectories of a labels file (as `score` would, with its judge flags and
-    --config) and report the judge's agreement with the labels: step pass/fail accuracy and
-    Cohen's kappa, category precision/recall/F1, decisive-step and agent accuracy, each with
-    a 95% bootstrap interval over trajectories.
+    """Score the trajectories of a labels file (as `score` would, with its judge flags,
+    --config and --set) and report the judge's agreement with the labels: step pass/fail
+    accuracy and Cohen's kappa, category precision/recall/F1, decisive-step and agent
+    accuracy, each with a 95% bootstrap interval over trajectories.
 
     Exit 0: done; 1: kappa below --min-kappa (or undefined); 2: the scoring job failed;
     3: usage or configuration error (a bad labels file, say).
     """
-    # first, while the arguments are the only locals: most flags are configuration keys
-    flags = {k: v for k, v in locals().items() if k not in _OWN}
+    flags: dict[str, tuple[str, Any]] = {
+        **judge_flags(
+            judge,
+            judge_model,
+            judge_url,
+            concurrency,
+            judge_call_timeout,
+            judge_timeout,
+            cache_path,
+            no_cache,
+        ),
+        "scoring_mode": ("--scoring-mode", scoring_mode),
+        "rubric": ("--rubric", rubric),
+        "samples": ("--samples", samples),
+        "judge_temperature": ("--temperature", temperature),
+    }
+    old = {key: (flag_of(CALIBRATE_ALIASES, key), value) for key, value in (aliased or {}).items()}
     from agentjudge.calibration.labels import load_labels, trajectory_file
 
     label_set = load_labels(labels)
@@ -127,11 +112,12 @@ def calibrate_command(
     paths = [str(trajectory_file(labels, name)) for name in label_set.trajectories]
     with tempfile.TemporaryDirectory(prefix="agentjudge-calibrate-") as scratch:
         results = score_output or Path(scratch) / "score-results.json"
-        overrides = config_overrides({**flags, "paths": paths, "output": str(results)})
+        flags["trajectory_path"] = ("the labels file", paths)
+        flags["output"] = ("--score-output", str(results))
         # every labelled run gets a decisive step, also one the judge passed: the labels,
         # not the judge, say which runs failed
-        overrides["decisive_roots"] = "all"
-        config = load_config(config_file, overrides)
+        flags["decisive_roots"] = ("calibrate", "all")
+        config = command_line_config(config_file, flags, settings or [], old)
         reads = [Named("the labels file", labels)]
         if config_file is not None:
             reads.append(Named("the config file", config_file))

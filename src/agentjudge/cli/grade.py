@@ -1,9 +1,11 @@
 """`agentjudge grade`: grade a graph-agents-cli project's traces against its cases.
 
 It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
-(`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`),
-plus agentjudge's own (`--junit`, `--html`, `--concurrency`, `--no-cache`, `--samples`,
-`--temperature`, `--fail-on-unstable`, `--quiet`, `--bootstrap-seed`, `--bootstrap-resamples`).
+(`--traces --dataset --config --output --judge-provider --judge-model --judge-timeout`;
+`--judge-provider` is `--judge`'s other spelling, hidden from --help), plus agentjudge's
+own (`--judge-call-timeout`, `--judge-ca-bundle`, `--junit`, `--html`, `--concurrency`,
+`--cache`, `--no-cache`, `--samples`, `--temperature`, `--fail-on-unstable`, `--quiet`,
+`--bootstrap-seed`, `--bootstrap-resamples`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_TIMEOUT
+from agentjudge.cli.aliases import accepting
 from agentjudge.cli.options import (
+    GRADE_ALIASES,
     BootstrapResamples,
     BootstrapSeed,
+    CachePath,
     Concurrency,
     Dataset,
     EvalConfigFile,
     FailOnUnstable,
     GradeHtml,
+    GradeJudge,
     GradeJudgeCaBundle,
     GradeJudgeModel,
     GradeOutput,
@@ -34,7 +40,6 @@ from agentjudge.cli.options import (
     GradeSamples,
     GradeTemperature,
     JudgeCallTimeout,
-    JudgeProvider,
     JudgeTimeout,
     Junit,
     NoCache,
@@ -52,12 +57,13 @@ if TYPE_CHECKING:
 # use them, so that `agentjudge score` and `validate` start without them.
 
 
+@accepting(GRADE_ALIASES)
 def grade_command(
     traces: Traces = None,
     dataset: Dataset = None,
     config: EvalConfigFile = None,
     output: GradeOutput = None,
-    judge_provider: JudgeProvider = None,
+    judge: GradeJudge = None,
     judge_model: GradeJudgeModel = None,
     judge_timeout: JudgeTimeout = DEFAULT_JUDGE_TIMEOUT,
     judge_call_timeout: JudgeCallTimeout = DEFAULT_JUDGE_CALL_TIMEOUT,
@@ -65,6 +71,7 @@ def grade_command(
     junit: Junit = None,
     html: GradeHtml = None,
     concurrency: Concurrency = 16,
+    cache_path: CachePath = None,
     no_cache: NoCache = False,
     samples: GradeSamples = None,
     temperature: GradeTemperature = None,
@@ -72,6 +79,7 @@ def grade_command(
     quiet: GradeQuiet = False,
     bootstrap_seed: BootstrapSeed = None,
     bootstrap_resamples: BootstrapResamples = None,
+    aliased: dict[str, str] | None = None,  # --judge-provider, graph-agents-cli's --judge
 ) -> int:
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
 
@@ -81,7 +89,11 @@ def grade_command(
     4 internal error (a bug).
     """
     from agentjudge.cases.grade import GradeOptions, grade
+    from agentjudge.errors import UsageError
 
+    given = (aliased or {}).get("judge")
+    if judge is not None and given is not None:
+        raise UsageError("--judge is given twice (--judge-provider is its other spelling)")
     err = Console(stderr=True, soft_wrap=True)
     if junit is not None:
         check_writable(junit, "--junit", "the JUnit XML")
@@ -92,13 +104,14 @@ def grade_command(
         dataset=dataset,
         config=config,
         output=output,
-        judge_provider=judge_provider,
+        judge_provider=judge if judge is not None else given,
         judge_model=judge_model,
         judge_timeout=judge_timeout,
         judge_call_timeout=judge_call_timeout,
         judge_ca_bundle=judge_ca_bundle,
         concurrency=concurrency,
         use_store=not no_cache,
+        store_path=cache_path,
         samples=samples,
         temperature=temperature,
         fail_on_unstable=fail_on_unstable,
@@ -129,12 +142,17 @@ def grade_command(
             lambda text: err.print(f"[yellow]warning:[/yellow] {escape(printable(text))}"),
             progress,
         )
-    _report(run, junit, html, quiet, err)
+    _report(run, junit, html, cache_path, quiet, err)
     return run.exit_code
 
 
 def _report(
-    run: GradeRun, junit: Path | None, html: Path | None, quiet: bool, err: Console
+    run: GradeRun,
+    junit: Path | None,
+    html: Path | None,
+    store: str | None,  # --cache
+    quiet: bool,
+    err: Console,
 ) -> None:
     """Write the extra reports that were asked for, then print the outcome."""
     from agentjudge.cases.outcome import print_summary, write_junit
@@ -149,7 +167,7 @@ def _report(
     if not quiet and run.stats is not None and run.stats.store_hits:
         from agentjudge.judge.store import store_line
 
-        err.print(store_line(run.stats, None), highlight=False)
+        err.print(store_line(run.stats, store), highlight=False)
     if quiet:
         summary = run.document["summary"]
         out.print(f"agentjudge grade: exit code {run.exit_code}; {json.dumps(summary)}")

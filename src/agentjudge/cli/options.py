@@ -8,15 +8,26 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from agentjudge.cases.loading import DEFAULT_CONFIG, RESULTS_DIR
+from agentjudge.cli.aliases import Alias, setting
 from agentjudge.judge.defaults import SCORE_CALLS
-from agentjudge.judge.secrets import API_KEY_ENV
+
+
+def _config_help(value: bool) -> None:
+    # the configuration model loads only when asked: `grade` imports these options too,
+    # and its start-up is part of every CI gate's time
+    if value:
+        from agentjudge.cli.settings import print_config_help
+
+        print_config_help(value)
 
 
 def _opt(flag: str, help: str) -> Any:
-    # score's defaults come from its configuration, so its help texts name them in brackets
-    return typer.Option(flag, help=help, show_default=False)
+    # score's defaults come from its configuration, so its help texts name them in
+    # brackets: escaped, or rich would read `[default]` as markup and drop it
+    return typer.Option(flag, help=escape(help), show_default=False)
 
 
 # --- shared by score and grade
@@ -80,92 +91,49 @@ ScorePaths = Annotated[
 ConfigFile = Annotated[Path | None, _opt("--config", "YAML file of parameters; flags override it.")]
 ScoreOutput = Annotated[
     str | None,
-    typer.Option("--output", "-o", help="Results JSON path [agentjudge-results.json]."),
+    typer.Option("--output", "-o", help=escape("Results JSON path [agentjudge-results.json].")),
 ]
 ScoringMode = Annotated[
     str | None,
     _opt("--scoring-mode", "default | custom | reference | auto | benchmark [default]."),
 ]
-BenchmarkName = Annotated[
-    str | None,
-    _opt("--benchmark-name", "benchmark mode: swe-bench-lite | terminal-bench | humaneval."),
-]
 Rubric = Annotated[str | None, _opt("--rubric", "Custom rubric file (YAML or JSON).")]
-ReferenceRegistry = Annotated[
-    str | None, _opt("--reference-registry", "Registry of rubrics with reference answers.")
-]
-ReferenceRubric = Annotated[
-    str | None, _opt("--reference-rubric", "Rubric name in the registry [default].")
-]
-ScoredFrames = Annotated[str | None, _opt("--scored-frames", "all | agent [all].")]
-ContextSteps = Annotated[
-    int | None, _opt("--context-steps", "Earlier steps per context block [6].")
-]
-SubagentAggregation = Annotated[
-    str | None, _opt("--subagent-aggregation", "flat | hierarchical | separate [flat].")
-]
-FailureThreshold = Annotated[
-    float | None, _opt("--failure-threshold", "Steps below it are categorized [0.5].")
-]
 Samples = Annotated[int | None, _opt("--samples", f"{SAMPLES_HELP} [1].")]
 JudgeTemperature = Annotated[float | None, _opt("--temperature", f"{TEMPERATURE_HELP} [0].")]
-CompletionThreshold = Annotated[
-    float | None, _opt("--completion-threshold", "Nodes at or above it pass [0.5].")
-]
-DecisiveRule = Annotated[
-    str | None,
-    _opt(
-        "--decisive-rule",
-        "How the step a failed run went wrong at is found: first_below_threshold | "
-        "lowest_score | judge_pick (one more judge call per failed root) "
-        "[first_below_threshold].",
-    ),
-]
-MaxSubagentDepth = Annotated[
-    int | None, _opt("--max-subagent-depth", "Deeper nodes are unscored [3].")
-]
-PartialResultPolicy = Annotated[
-    str | None,
-    _opt("--partial-result-policy", "fail_fast | skip_failed_trajectory [fail_fast]."),
-]
-ConcurrencyLimit = Annotated[int | None, _opt("--concurrency-limit", "Judge calls in flight [16].")]
-JudgeTimeoutSeconds = Annotated[
-    float | None, _opt("--judge-timeout-seconds", f"Per call [{SCORE_CALLS.timeout:g}].")
-]
-JudgeMaxAttempts = Annotated[
-    int | None,
-    _opt(
-        "--judge-max-attempts",
-        f"Failures a call may meet (5xx, drops, timeouts) [{SCORE_CALLS.max_attempts}].",
-    ),
-]
-JudgeRetryBudgetSeconds = Annotated[
+ScoreConcurrency = Annotated[int | None, _opt("--concurrency", "Judge calls in flight [16].")]
+ScoreJudgeCallTimeout = Annotated[
     float | None,
     _opt(
-        "--judge-retry-budget-seconds",
-        f"Time a call may wait out rate limits [{SCORE_CALLS.retry_budget:g}].",
+        "--judge-call-timeout",
+        f"Seconds one attempt of one judge call may take [{SCORE_CALLS.timeout:g}].",
     ),
 ]
-JudgeRetryRoundPauseSeconds = Annotated[
+ScoreJudgeTimeout = Annotated[
     float | None,
     _opt(
-        "--judge-retry-round-pause-seconds",
-        "Pause before failed steps get their second round [5].",
+        "--judge-timeout",
+        "Seconds the whole judging phase may take: then judging stops, what was judged is "
+        "kept and the run is incomplete (exit 1) [no limit].",
     ),
 ]
-JudgeInitialBackoffSeconds = Annotated[
-    float | None, _opt("--judge-initial-backoff-seconds", f"[{SCORE_CALLS.initial_backoff:g}].")
-]
-MaxJudgeRequests = Annotated[
-    int | None,
-    _opt(
-        "--max-judge-requests",
-        "Cap on judge calls: the plan is checked before the first, the run stops at it.",
+Settings = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Any other parameter, as a --config file sets it (repeatable); "
+        "--help-config lists them.",
+        show_default=False,
     ),
 ]
-MaxInputTokens = Annotated[
-    int | None,
-    _opt("--max-input-tokens", "Refuse (exit 3) a job whose plan sends more input tokens."),
+HelpConfig = Annotated[
+    bool,
+    typer.Option(
+        "--help-config",
+        is_eager=True,
+        callback=_config_help,
+        help="List every --config/--set key with its type, default and description.",
+    ),
 ]
 DryRun = Annotated[
     bool,
@@ -183,21 +151,8 @@ PriceOut = Annotated[
     float | None,
     typer.Option("--price-out", min=0, help="With --dry-run: USD per million output tokens."),
 ]
-ScoreMaxFileBytes = Annotated[
-    int | None, _opt("--max-file-bytes", "Largest trajectory file [10 MiB].")
-]
-ScoreMaxFiles = Annotated[int | None, _opt("--max-trajectory-files", "[10000].")]
-ScoreMaxSteps = Annotated[int | None, _opt("--max-steps-per-trajectory", "[500].")]
-ScoreMaxTotal = Annotated[int | None, _opt("--max-total-steps", "[10000].")]
 FailUnder = Annotated[
     float | None, _opt("--fail-under", "Exit 1 when atif_overall_score is below it.")
-]
-TrainingThreshold = Annotated[
-    float | None,
-    _opt(
-        "--training-threshold",
-        "Also write manifests of the roots at or above it (training data) and the rest.",
-    ),
 ]
 CachePath = Annotated[
     str | None, _opt("--cache", "Verdict store path [~/.cache/agentjudge/verdicts.sqlite].")
@@ -217,27 +172,6 @@ JudgeUrl = Annotated[
 ScoreJudgeModel = Annotated[
     str | None, _opt("--judge-model", "Judge model name (Azure: the deployment).")
 ]
-JudgeApiKeyFile = Annotated[
-    str | None,
-    _opt(
-        "--judge-api-key-file",
-        f"File holding the key [else ${API_KEY_ENV}, else the provider's own variable].",
-    ),
-]
-JudgeApiVersion = Annotated[
-    str | None, _opt("--judge-api-version", "Azure OpenAI api-version [2024-10-21].")
-]
-ScoreJudgeCaBundle = Annotated[
-    str | None,
-    _opt(
-        "--judge-ca-bundle",
-        "CA certificates (PEM) of an HTTPS judge (default: the system's).",
-    ),
-]
-JudgeReasoningEffort = Annotated[
-    str | None,
-    _opt("--judge-reasoning-effort", "Reasoning models: none | minimal | low | medium | high."),
-]
 MlflowTrackingUri = Annotated[
     str | None,
     _opt("--mlflow-tracking-uri", "Also log the run (params, metrics, details) to MLflow."),
@@ -248,16 +182,82 @@ MlflowExperiment = Annotated[
 ScoreHtml = Annotated[
     Path | None, _opt("--html", "Also write the HTML report of the results here.")
 ]
+Ray = Annotated[
+    bool,
+    typer.Option(
+        "--ray",
+        help=escape(
+            "Score on a Ray cluster started on this machine (needs agentjudge[ray]; "
+            "docs/distributed.md)."
+        ),
+    ),
+]
 RayAddress = Annotated[
     str | None,
     _opt(
-        "--ray",
-        "Score on a Ray cluster (needs agentjudge[ray]; docs/distributed.md): auto joins the "
-        "one RAY_ADDRESS or `ray start` made, HOST:PORT or ray://HOST:PORT names its head; a "
-        "bare --ray starts one on this machine.",
+        "--ray-address",
+        "Score on the Ray cluster at this address: auto (the one RAY_ADDRESS or `ray start` "
+        "made), local, HOST:PORT or ray://HOST:PORT.",
     ),
 ]
 ScoreQuiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table.")]
+
+# score's old flags of the keys that now have no flag of their own (`--set`), and the two
+# renamed; each warns once when given (cli/aliases.py)
+SCORE_ALIASES = (
+    Alias("--concurrency-limit", "concurrency_limit", "--concurrency N"),
+    Alias("--judge-timeout-seconds", "judge_timeout_seconds", "--judge-call-timeout SECONDS"),
+    setting("--reference-registry", "reference_registry_path"),
+    *(
+        setting("--" + key.replace("_", "-"), key)
+        for key in (
+            "benchmark_name",
+            "reference_rubric",
+            "scored_frames",
+            "context_steps",
+            "subagent_aggregation",
+            "failure_threshold",
+            "completion_threshold",
+            "decisive_rule",
+            "max_subagent_depth",
+            "partial_result_policy",
+            "judge_max_attempts",
+            "judge_retry_budget_seconds",
+            "judge_retry_round_pause_seconds",
+            "judge_initial_backoff_seconds",
+            "max_judge_requests",
+            "max_input_tokens",
+            "max_file_bytes",
+            "max_trajectory_files",
+            "max_steps_per_trajectory",
+            "max_total_steps",
+            "training_threshold",
+            "bootstrap_seed",
+            "bootstrap_resamples",
+            "judge_api_key_file",
+            "judge_api_version",
+            "judge_ca_bundle",
+            "judge_reasoning_effort",
+        )
+    ),
+)
+# calibrate had score's judge and scoring flags, not its input limits or outputs
+CALIBRATE_ALIASES = tuple(
+    alias
+    for alias in SCORE_ALIASES
+    if alias.key
+    not in {
+        "benchmark_name",
+        "subagent_aggregation",
+        "max_file_bytes",
+        "max_trajectory_files",
+        "max_steps_per_trajectory",
+        "max_total_steps",
+        "training_threshold",
+        "bootstrap_seed",
+        "bootstrap_resamples",
+    }
+)
 
 # --- grade: the flags graph-agents-cli passes to an `eval.grade` override, then agentjudge's
 
@@ -281,12 +281,17 @@ GradeOutput = Annotated[
         "--output", "-o", help=f"Results file, or a folder [{RESULTS_DIR}/results_<ts>.json]."
     ),
 ]
-JudgeProvider = Annotated[
+GradeJudge = Annotated[
     str | None,
     typer.Option(
-        help="Judge provider: openai-compatible, openai, azure, anthropic, gemini, local or fake."
+        "--judge",
+        help="Judge provider: openai-compatible, openai, azure, anthropic, gemini, local or "
+        "fake (graph-agents-cli passes it as --judge-provider, also accepted).",
     ),
 ]
+# graph-agents-cli's spelling of --judge, which it passes to an `eval.grade` override: kept
+# for good, silently
+GRADE_ALIASES = (Alias("--judge-provider", "judge"),)
 GradeJudgeModel = Annotated[str | None, typer.Option(help="Judge model name.")]
 JudgeTimeout = Annotated[
     float,

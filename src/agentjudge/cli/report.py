@@ -13,7 +13,6 @@ from agentjudge.collisions import Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import read_json, write_text_atomic
 from agentjudge.printable import printable
-from agentjudge.report.html import NotAResultsDocument, render_html
 
 
 def write_html_report(
@@ -21,6 +20,10 @@ def write_html_report(
 ) -> None:
     """Render `document` and write it to `output` atomically; `source` names the results
     in error messages, `flag` the option that chose `output`."""
+    # the page's modules (and the results contract's pydantic) load only when a report is
+    # asked for: grade and score start on every CI gate
+    from agentjudge.report.html import NotAResultsDocument, render_html
+
     try:
         page = render_html(document, str(source))
     except NotAResultsDocument as exc:

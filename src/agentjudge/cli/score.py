@@ -15,161 +15,117 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentjudge.atif import Node
+from agentjudge.cli.aliases import accepting, flag_of
 from agentjudge.cli.options import (
-    BenchmarkName,
-    BootstrapResamples,
-    BootstrapSeed,
+    SCORE_ALIASES,
     CachePath,
-    CompletionThreshold,
-    ConcurrencyLimit,
     ConfigFile,
-    ContextSteps,
-    DecisiveRule,
     DryRun,
     DryRunJson,
     FailUnder,
-    FailureThreshold,
+    HelpConfig,
     Judge,
-    JudgeApiKeyFile,
-    JudgeApiVersion,
-    JudgeInitialBackoffSeconds,
-    JudgeMaxAttempts,
-    JudgeReasoningEffort,
-    JudgeRetryBudgetSeconds,
-    JudgeRetryRoundPauseSeconds,
     JudgeTemperature,
-    JudgeTimeoutSeconds,
     JudgeUrl,
-    MaxInputTokens,
-    MaxJudgeRequests,
-    MaxSubagentDepth,
     MlflowExperiment,
     MlflowTrackingUri,
     NoCache,
-    PartialResultPolicy,
     PriceIn,
     PriceOut,
+    Ray,
     RayAddress,
-    ReferenceRegistry,
-    ReferenceRubric,
     Rubric,
     Samples,
-    ScoredFrames,
+    ScoreConcurrency,
     ScoreHtml,
-    ScoreJudgeCaBundle,
+    ScoreJudgeCallTimeout,
     ScoreJudgeModel,
-    ScoreMaxFileBytes,
-    ScoreMaxFiles,
-    ScoreMaxSteps,
-    ScoreMaxTotal,
+    ScoreJudgeTimeout,
     ScoreOutput,
     ScorePaths,
     ScoreQuiet,
     ScoringMode,
-    SubagentAggregation,
+    Settings,
     TraceFormat,
-    TrainingThreshold,
 )
 from agentjudge.cli.report import write_html_report
+from agentjudge.cli.settings import command_line_config
 from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
 from agentjudge.files import check_writable
 from agentjudge.printable import printable
-from agentjudge.scoring.config import RAY_ADDRESS, ScoreConfig, load_config
+from agentjudge.scoring.config import RAY_ADDRESS, ScoreConfig
 
 if TYPE_CHECKING:
     from agentjudge.api import ScoreRun
     from agentjudge.judge.client import JudgeClient
 
-# score's flags that are not configuration keys: a new one must be added here, or
-# load_config rejects it as an unknown parameter
-_NOT_CONFIG = frozenset(
-    {
-        "config_file",
-        "dry_run",
-        "as_json",
-        "price_in",
-        "price_out",
-        "mlflow_tracking_uri",
-        "mlflow_experiment",
-        "html",
-        "quiet",
-    }
-)
-# the flags named otherwise than their configuration key (the others share its name)
-_RENAMED = {
-    "paths": "trajectory_path",
-    "reference_registry": "reference_registry_path",
-    "no_cache": "cache",
-    "ray": "ray_address",
-}
-# a --ray that names no address (the last word, or followed by a flag or a path)
-RAY_FLAG = "--ray"
-RAY_WORD = re.compile(RAY_ADDRESS)
 
-
+@accepting(SCORE_ALIASES)
 def score_command(
     paths: ScorePaths = None,
     trace_format: TraceFormat = None,
     config_file: ConfigFile = None,
+    settings: Settings = None,
+    help_config: HelpConfig = False,
     output: ScoreOutput = None,
+    judge: Judge = None,
+    judge_model: ScoreJudgeModel = None,
+    judge_url: JudgeUrl = None,
+    concurrency: ScoreConcurrency = None,
+    judge_call_timeout: ScoreJudgeCallTimeout = None,
+    judge_timeout: ScoreJudgeTimeout = None,
+    cache_path: CachePath = None,
+    no_cache: NoCache = False,
     scoring_mode: ScoringMode = None,
-    benchmark_name: BenchmarkName = None,
     rubric: Rubric = None,
-    reference_registry: ReferenceRegistry = None,
-    reference_rubric: ReferenceRubric = None,
-    scored_frames: ScoredFrames = None,
-    context_steps: ContextSteps = None,
-    subagent_aggregation: SubagentAggregation = None,
-    failure_threshold: FailureThreshold = None,
     samples: Samples = None,
-    judge_temperature: JudgeTemperature = None,
-    completion_threshold: CompletionThreshold = None,
-    decisive_rule: DecisiveRule = None,
-    max_subagent_depth: MaxSubagentDepth = None,
-    partial_result_policy: PartialResultPolicy = None,
-    concurrency_limit: ConcurrencyLimit = None,
-    judge_timeout_seconds: JudgeTimeoutSeconds = None,
-    judge_max_attempts: JudgeMaxAttempts = None,
-    judge_retry_budget_seconds: JudgeRetryBudgetSeconds = None,
-    judge_retry_round_pause_seconds: JudgeRetryRoundPauseSeconds = None,
-    judge_initial_backoff_seconds: JudgeInitialBackoffSeconds = None,
-    max_judge_requests: MaxJudgeRequests = None,
-    max_input_tokens: MaxInputTokens = None,
+    temperature: JudgeTemperature = None,
+    fail_under: FailUnder = None,
     dry_run: DryRun = False,
     as_json: DryRunJson = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
-    max_file_bytes: ScoreMaxFileBytes = None,
-    max_trajectory_files: ScoreMaxFiles = None,
-    max_steps_per_trajectory: ScoreMaxSteps = None,
-    max_total_steps: ScoreMaxTotal = None,
-    fail_under: FailUnder = None,
-    training_threshold: TrainingThreshold = None,
-    bootstrap_seed: BootstrapSeed = None,
-    bootstrap_resamples: BootstrapResamples = None,
-    no_cache: NoCache = False,
-    cache_path: CachePath = None,
-    judge: Judge = None,
-    judge_url: JudgeUrl = None,
-    judge_model: ScoreJudgeModel = None,
-    judge_api_key_file: JudgeApiKeyFile = None,
-    judge_api_version: JudgeApiVersion = None,
-    judge_ca_bundle: ScoreJudgeCaBundle = None,
-    judge_reasoning_effort: JudgeReasoningEffort = None,
+    html: ScoreHtml = None,
+    ray: Ray = False,
+    ray_address: RayAddress = None,
     mlflow_tracking_uri: MlflowTrackingUri = None,
     mlflow_experiment: MlflowExperiment = "agentjudge",
-    html: ScoreHtml = None,
-    ray: RayAddress = None,
     quiet: ScoreQuiet = False,
+    aliased: dict[str, str] | None = None,  # the old flags given (see cli/aliases.py)
 ) -> int:
     """Score ATIF trajectories step by step with an LLM judge, over their subagent trees.
 
-    Exit 0: succeeded and complete; 1: succeeded but incomplete or below --fail-under;
-    2: the job failed; 3: usage or configuration error.
+    Every other parameter: --config FILE or --set KEY=VALUE (--help-config lists them).
+
+    Exit 0: succeeded and complete; 1: succeeded but incomplete (--judge-timeout reached,
+    say) or below --fail-under; 2: the job failed; 3: usage or configuration error.
     """
-    # first, while the arguments are the only locals: most flags are configuration keys
-    config = load_config(config_file, config_overrides(locals()))
+    if ray and paths:
+        _check_not_an_address(paths)
+    flags: dict[str, tuple[str, Any]] = {
+        "trajectory_path": ("PATHS", paths or None),
+        "trace_format": ("--format", trace_format),
+        "output": ("--output", output),
+        "ray_address": ("--ray-address", ray_address or ("local" if ray else None)),
+        **judge_flags(
+            judge,
+            judge_model,
+            judge_url,
+            concurrency,
+            judge_call_timeout,
+            judge_timeout,
+            cache_path,
+            no_cache,
+        ),
+        "scoring_mode": ("--scoring-mode", scoring_mode),
+        "rubric": ("--rubric", rubric),
+        "samples": ("--samples", samples),
+        "judge_temperature": ("--temperature", temperature),
+        "fail_under": ("--fail-under", fail_under),
+    }
+    old = {key: (flag_of(SCORE_ALIASES, key), value) for key, value in (aliased or {}).items()}
+    config = command_line_config(config_file, flags, settings or [], old)
     if not config.trajectory_path:
         raise UsageError(
             "no input: name trajectory files or folders (or trajectory_path in --config)"
@@ -183,26 +139,38 @@ def score_command(
     )
 
 
-def bare_ray_flag(argv: list[str]) -> list[str]:
-    """`argv` with a bare `--ray` (no address after it) read as `--ray=local`: click has
-    no option whose value may be left out."""
-    out = list(argv)
-    for index, word in enumerate(out):
-        if word == "--":
-            break
-        following = out[index + 1] if index + 1 < len(out) else None
-        if word == RAY_FLAG and (following is None or not RAY_WORD.match(following)):
-            out[index] = f"{RAY_FLAG}=local"
-    return out
+def judge_flags(
+    judge: str | None,
+    judge_model: str | None,
+    judge_url: str | None,
+    concurrency: int | None,
+    judge_call_timeout: float | None,
+    judge_timeout: float | None,
+    cache_path: str | None,
+    no_cache: bool,
+) -> dict[str, tuple[str, Any]]:
+    """The judge's flags of `score` and `calibrate`: configuration key -> (flag, value)."""
+    return {
+        "judge": ("--judge", judge),
+        "judge_model": ("--judge-model", judge_model),
+        "judge_url": ("--judge-url", judge_url),
+        "concurrency_limit": ("--concurrency", concurrency),
+        "judge_timeout_seconds": ("--judge-call-timeout", judge_call_timeout),
+        "judge_phase_timeout_seconds": ("--judge-timeout", judge_timeout),
+        "cache_path": ("--cache", cache_path),
+        "cache": ("--no-cache", False if no_cache else None),
+    }
 
 
-def config_overrides(flags: dict[str, Any]) -> dict[str, Any]:
-    """The configuration keys that `score`'s `flags` (its arguments by name) set, in the
-    flags' order; None means not given, so the config file's value or the default applies."""
-    overrides = {_RENAMED.get(k, k): v for k, v in flags.items() if k not in _NOT_CONFIG}
-    overrides["trajectory_path"] = overrides["trajectory_path"] or None
-    overrides["cache"] = False if overrides["cache"] else None
-    return overrides
+def _check_not_an_address(paths: list[str]) -> None:
+    """`--ray auto x.json` meant the old `--ray ADDRESS`: say so rather than look for a
+    trajectory file named `auto`."""
+    for path in paths:
+        if re.match(RAY_ADDRESS, path) and not Path(path).exists():
+            raise UsageError(
+                f"{printable(path[:100])}: no such file, and --ray takes no address: "
+                f"write --ray-address {printable(path[:100])}"
+            )
 
 
 def run_dry_run(
@@ -340,6 +308,7 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     if not quiet and document["step_errors"] and not error:
         kinds = ", ".join(f"{kind} ({count})" for kind, count in document["step_errors"].items())
         console.print(f"steps the judge gave no verdict for: {kinds}", highlight=False)
+    _print_timeout(run, config, console)
     lost = unanswered(document, stats)
     if lost is not None:
         console.print(
@@ -347,6 +316,23 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
             markup=False,
             highlight=False,
         )
+
+
+def _print_timeout(run: ScoreRun, config: ScoreConfig, console: Console) -> None:
+    """Say, even with --quiet, that --judge-timeout stopped judging: it is why the run is
+    incomplete (exit 1)."""
+    from agentjudge.scoring.job import JUDGE_TIMEOUT
+
+    cut = sum(a.reason == JUDGE_TIMEOUT for t in run.result.trees for a in t.aggregates)
+    if not cut:
+        return
+    console.print(
+        f"judging stopped at --judge-timeout {config.judge_phase_timeout_seconds:g} s: "
+        f"{cut} node(s) left unjudged; what was judged is kept (in the results and, unless "
+        "--no-cache, the verdict store, so the same command again judges only the rest)",
+        markup=False,
+        highlight=False,
+    )
 
 
 def _exit_code(run: ScoreRun, config: ScoreConfig) -> int:

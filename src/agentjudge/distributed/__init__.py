@@ -32,5 +32,5 @@ def require_ray() -> ModuleType:
         return ray
     except ImportError:
         raise UsageError(
-            f"--ray (ray_address) needs Ray, which is not installed: {EXTRA_HINT}"
+            f"--ray or --ray-address (ray_address) needs Ray, which is not installed: {EXTRA_HINT}"
         ) from None

@@ -100,6 +100,7 @@ def run_on_ray(
                     api_key,
                     lane.judge,
                     str(store_path) if store_path is not None else None,
+                    job.deadline,
                 )
                 pending[placed(ray, task, lane).remote(work, desk)] = (unit, lane)
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_SECONDS)
@@ -164,8 +165,8 @@ def connect(ray: Any, address: str) -> None:
             ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError) as exc:
         raise UsageError(
-            f"--ray {address}: cannot reach a Ray cluster ({str(exc)[:300]}); start one with "
-            "`ray start --head`, give its address, or a bare --ray to start one here"
+            f"--ray-address {address}: cannot reach a Ray cluster ({str(exc)[:300]}); start "
+            "one with `ray start --head` and give its address, or --ray to start one here"
         ) from None
 
 
@@ -178,8 +179,8 @@ def _probe(address: str) -> None:
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(
-            f"--ray {address}: cannot reach a Ray cluster (nothing answers there: "
-            f"{reason[:200]}); start one with `ray start --head`, give its address, or a bare "
+            f"--ray-address {address}: cannot reach a Ray cluster (nothing answers there: "
+            f"{reason[:200]}); start one with `ray start --head` and give its address, or "
             "--ray to start one here"
         ) from None
 

@@ -46,6 +46,7 @@ class UnitWork:
     # the embedded judge's server on the unit's node and its model (node_judges.py)
     local_judge: tuple[str, str] | None = None
     store_path: str | None = None  # the driver's verdict store (None: --no-cache)
+    deadline: float | None = None  # the driver's job's (--judge-timeout), as time.time()
 
 
 @dataclass
@@ -128,6 +129,7 @@ def score_unit(work: UnitWork, desk: Any) -> UnitResult:
             client,
             on_step=ProgressReport(desk, work.index),
             files=lambda: ShippedFiles(work.files),
+            deadline=work.deadline,
         )
 
         async def go() -> tuple[list[TreeResult], Failure | None]:

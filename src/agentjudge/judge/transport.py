@@ -148,5 +148,6 @@ def _tls_reason(exc: Exception) -> str:
     shown = f" ({reason})" if reason else ""
     return (
         f"the judge server's TLS certificate was not accepted{shown}: give its CA "
-        "certificate with --judge-ca-bundle FILE (or SSL_CERT_FILE)"
+        "certificate with --judge-ca-bundle FILE (score: --set judge_ca_bundle=FILE; or "
+        "SSL_CERT_FILE)"
     )

@@ -42,68 +42,113 @@ RAY_ADDRESS = r"^(auto|local|(ray://)?[A-Za-z0-9._-]+:[0-9]{1,5})$"
 class ScoreConfig(BaseModel):
     """A scoring job's parameters. Unknown keys are errors (a typo is never ignored)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # each field's docstring is its description: `agentjudge score --help-config` lists them
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     trajectory_path: list[str] = []
-    # the format every input is read in (docs/formats.md); None: each file's content says
+    """ATIF and trace files or folders (searched recursively): the command's paths."""
     trace_format: str | None = None
+    """The format every input is read in (atif, otlp-genai, openinference, claude-code,
+    codex, inspect: docs/formats.md); unset, each file's content says."""
     scoring_mode: ScoringMode = "default"
+    """default | custom (`rubric`) | reference (`reference_registry_path`) | auto | benchmark."""
     rubric: str | dict[str, Any] | None = None
+    """Custom rubric: a YAML or JSON file, or the rubric itself in a config file."""
     reference_registry_path: str | None = None
+    """Registry of rubrics with reference answers (scoring_mode reference)."""
     reference_rubric: str = "default"
-    benchmark_name: str | None = None  # scoring_mode benchmark: a built-in benchmark rubric
+    """The rubric's name in the reference registry."""
+    benchmark_name: str | None = None
+    """scoring_mode benchmark: swe-bench-lite | terminal-bench | humaneval."""
     scored_frames: Literal["all", "agent"] = "all"
+    """Which steps are judged: all, or the agent's only."""
     context_steps: Positive = 6
+    """Earlier steps shown to the judge per context block."""
     subagent_aggregation: AggregationMode = "flat"
+    """How subagents' scores combine into their root's."""
     failure_threshold: Unit = 0.5
-    # judge answers per scored step (and per categorization), combined (judge/samples.py)
+    """Steps scored below it are failure candidates, categorized by the judge."""
     samples: Annotated[int, Field(ge=1, le=MAX_SAMPLES)] = 1
+    """Judge answers per scored step (and per categorization); the score is their mean."""
     judge_temperature: Annotated[float, Field(ge=0.0, le=2.0)] = 0.0
+    """The judge's temperature (0 makes samples agree by construction)."""
     completion_threshold: Unit = 0.5
-    # how the step that made a failed root fail is found (scoring/decisive.py)
+    """Nodes whose aggregate is at or above it pass."""
     decisive_rule: DecisiveRule = DEFAULT_DECISIVE_RULE
-    # which roots get one: those that did not pass, or every root (calibrate: the labels,
-    # not the judge, say which runs failed)
+    """How the step a failed root went wrong at is found (judge_pick: one more call per
+    failed root)."""
     decisive_roots: Literal["failed", "all"] = "failed"
+    """Which roots get a decisive step: those that did not pass, or every root (calibrate:
+    the labels, not the judge, say which runs failed)."""
     max_subagent_depth: Annotated[int, Field(ge=0)] = 3
+    """Nodes deeper than this are unscored."""
     partial_result_policy: Literal["fail_fast", "skip_failed_trajectory"] = "fail_fast"
-    concurrency_limit: Positive = 16  # judge calls in flight
-    # root trees scored at once (an eval-hub job's `concurrency_limit`); None: no bound
-    # but the steps planned ahead (see scoring/step_budget.py)
+    """A node that cannot be scored fails the job (fail_fast), or only its tree."""
+    concurrency_limit: Positive = 16
+    """Judge calls in flight at most (--concurrency)."""
     trajectory_concurrency_limit: Positive | None = None
-    # a judge call's limits: judge/defaults.py, where every command's are
+    """Root trees scored at once (an eval-hub job's `concurrency_limit`); none: bounded
+    only by the steps planned ahead."""
     judge_timeout_seconds: Annotated[float, Field(gt=0)] = SCORE_CALLS.timeout
-    judge_max_attempts: Positive = SCORE_CALLS.max_attempts  # rate limits spend none
+    """Seconds one attempt of one judge call may take (--judge-call-timeout)."""
+    judge_phase_timeout_seconds: Annotated[float, Field(gt=0)] | None = None
+    """Seconds the whole judging phase may take (--judge-timeout); then judging stops, what
+    was judged is kept and the run is incomplete (exit 1). None: no bound."""
+    judge_max_attempts: Positive = SCORE_CALLS.max_attempts
+    """Failures one call may meet (5xx, drops, timeouts); rate limits spend none."""
     judge_retry_budget_seconds: Annotated[float, Field(ge=0)] = SCORE_CALLS.retry_budget
-    # a step whose calls ran out of retries is judged once more, this long after the rest
+    """Seconds one call may wait out rate limits (429)."""
     judge_retry_round_pause_seconds: Annotated[float, Field(ge=0)] = 5.0
+    """A step whose calls ran out of retries is judged once more, this long after the
+    rest."""
     judge_initial_backoff_seconds: Annotated[float, Field(ge=0)] = SCORE_CALLS.initial_backoff
+    """The first pause before a failed call is sent again (then it grows)."""
     max_judge_requests: Positive | None = None
-    max_input_tokens: Positive | None = None  # of the planned calls, checked before the first
+    """Cap on judge calls: the plan is checked before the first, the run stops at it."""
+    max_input_tokens: Positive | None = None
+    """Refuse (exit 3) a job whose planned calls send more input tokens."""
     max_file_bytes: Positive = _LIMITS.max_file_bytes
+    """Largest trajectory file accepted."""
     max_trajectory_files: Positive = _LIMITS.max_trajectory_files
+    """Most trajectory files accepted."""
     max_steps_per_trajectory: Positive = _LIMITS.max_steps_per_trajectory
+    """Most steps in one node."""
     max_total_steps: Positive = _LIMITS.max_total_steps
+    """Most steps in one tree."""
     fail_under: Unit | None = None
-    # roots at or above it (complete, not failed) are eligible as training data
+    """Exit 1 when atif_overall_score is below it."""
     training_threshold: Unit | None = None
+    """Also write manifests of the roots at or above it (complete, not failed: training
+    data) and of the rest."""
     output: str = "agentjudge-results.json"
-    # the bootstrap interval of atif_overall_score: its seed and resamples (reproducible)
+    """The results JSON (-o)."""
     bootstrap_seed: int = 0
+    """Seed of the bootstrap interval of atif_overall_score (reproducible)."""
     bootstrap_resamples: Annotated[int, Field(ge=10, le=100_000)] = 1000
-    # the verdict store (`--no-cache`, `--cache`): keys users write, kept as they were named
+    """Resamples of that bootstrap interval."""
+    # the verdict store: keys users write, kept as they were named
     cache: bool = True
+    """Read and write the verdict store (false: --no-cache)."""
     cache_path: str | None = None
+    """The verdict store's file (--cache) [~/.cache/agentjudge/verdicts.sqlite]."""
     judge: JudgeKind = "openai-compatible"
+    """The judge's provider."""
     judge_url: str | None = None
+    """The judge's base URL (…/v1); openai, anthropic and gemini have defaults."""
     judge_model: str | None = None
+    """The judge's model name (Azure: the deployment)."""
     judge_api_key_file: str | None = None
-    judge_api_version: str | None = None  # Azure OpenAI's api-version
-    judge_reasoning_effort: str | None = None  # reasoning models: none, minimal, low, ...
-    judge_ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
-    # score on a Ray cluster (docs/distributed.md): "auto" joins the one RAY_ADDRESS or
-    # `ray start` made, "local" starts one here, else the head's HOST:PORT or ray://HOST:PORT
+    """File holding the judge's API key [else $AGENTJUDGE_JUDGE_API_KEY, else the provider's own
+    variable]."""
+    judge_api_version: str | None = None
+    """Azure OpenAI's api-version."""
+    judge_reasoning_effort: str | None = None
+    """Reasoning models: none | minimal | low | medium | high."""
+    judge_ca_bundle: str | None = None
+    """CA certificates (PEM) of an HTTPS judge [the system's]."""
     ray_address: str | None = None
+    """Score on a Ray cluster (docs/distributed.md): auto joins the one RAY_ADDRESS or `ray
+    start` made, local starts one here, else the head's HOST:PORT or ray://HOST:PORT."""
 
     @field_validator("trace_format")
     @classmethod
@@ -117,9 +162,8 @@ class ScoreConfig(BaseModel):
     def _ray_address(cls, value: str | None) -> str | None:
         if value is not None and not re.match(RAY_ADDRESS, value):
             raise ValueError(
-                f"{value[:100]!r} is not a Ray address: auto, local, HOST:PORT or "
-                "ray://HOST:PORT (a bare --ray before the paths takes the next word: write "
-                "--ray=ADDRESS, or put --ray last)"
+                # not quoted back: a value given here may hold a credential
+                "not a Ray address: auto, local, HOST:PORT or ray://HOST:PORT"
             )
         return value
 
@@ -158,31 +202,34 @@ def load_config(
     where: str = "flags",
     names: dict[str, str] | None = None,
 ) -> ScoreConfig:
-    """The config file's values, then every flag that was given (None means not given);
-    an error names `where` the values came from (the file, else `where`) and the key as
-    `names` (the caller's name for a key, when it has another) says it."""
+    """The config file's values, then every override that was given (None means not
+    given), validated once. An error names where the bad value came from (the config
+    file, else `where`) and its key as `names` spells it (the caller's name for a key, a
+    flag say, when it has another); an unknown key suggests the nearest known one."""
     values: dict[str, Any] = {}
     if config_file is not None:
-        where = str(config_file)
         try:
-            loaded = load_yaml(read_text_capped(config_file, "config file"), where)
+            loaded = load_yaml(read_text_capped(config_file, "config file"), str(config_file))
         except yaml.YAMLError:
             raise UsageError(f"{config_file}: not valid YAML") from None
         if loaded is not None and not isinstance(loaded, dict):
             raise UsageError(f"{config_file}: must be a mapping of parameter names to values")
         values.update(loaded or {})
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    values.update(given)
     try:
         return ScoreConfig.model_validate(values)
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
-        field = ".".join(str(p) for p in first["loc"])
-        field = (names or {}).get(field, field)
+        key = ".".join(str(p) for p in first["loc"])
+        top = str(first["loc"][0]) if first["loc"] else ""
+        # a key of the file's (or a whole-model rule with a file given) is the file's
+        source = where if top in given or config_file is None else str(config_file)
+        field = (names or {}).get(key, key) if top in given else key
         message = str(first["msg"]).removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
-            known = [(names or {}).get(key, key) for key in ScoreConfig.model_fields]
-            close = difflib.get_close_matches(field, known, n=1)
-            message = (
-                f"unknown parameter (did you mean {close[0]}?)" if close else ("unknown parameter")
-            )
-        raise UsageError(f"{where}: {field + ': ' if field else ''}{message}") from None
+            known = [(names or {}).get(k, k) for k in ScoreConfig.model_fields]
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else "see agentjudge score --help-config"
+            message = f"unknown parameter ({hint})"
+        raise UsageError(f"{source}: {field + ': ' if field else ''}{message}") from None

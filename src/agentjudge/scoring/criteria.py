@@ -180,7 +180,10 @@ def resolve_criteria(
         data, where = _document(rubric, "rubric")
         return Criteria(mode=mode, rubric=_model(Rubric, data, where))
     if registry is None:
-        raise UsageError("scoring_mode 'reference' needs --reference-registry FILE")
+        raise UsageError(
+            "scoring_mode 'reference' needs reference_registry_path "
+            "(--set reference_registry_path=FILE)"
+        )
     data, where = _document(registry, "reference registry")
     parsed = _model(Registry, data, where)
     entry = parsed.rubrics.get(reference_rubric)

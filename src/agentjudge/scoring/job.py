@@ -3,12 +3,16 @@
 Steps of every node of every tree are judged concurrently; the judge client bounds how
 many calls are in flight, `trajectory_concurrency_limit` how many root trees. Under
 `fail_fast` the first node that cannot be scored cancels the rest and fails the job; under
-`skip_failed_trajectory` it is kept as `failed`.
+`skip_failed_trajectory` it is kept as `failed`. Past the job's `deadline` (the judging
+phase's bound, `--judge-timeout`) no call is made and the calls in flight are cut: the nodes
+left unjudged are `failed` (reason `judge_timeout`) whatever the policy, the rest is kept,
+and the job is incomplete.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -51,6 +55,9 @@ from agentjudge.traces.staging import load_runs
 # Steps of trees being judged at once, per call the judge client takes at once: enough
 # queued requests that calls never wait for a tree to be planned (see step_budget.py).
 QUEUED_STEPS_PER_CALL = 8
+# the error of a call the judging phase's deadline cut or never made, and the reason of a
+# node it left unjudged
+JUDGE_TIMEOUT = "judge_timeout"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +92,11 @@ class ScoringJob:
     # where a tree's files are read (a job on Ray reads the bytes the driver sent)
     files: Callable[[], FileCache] = FileCache
     accounting: Accounting = field(default_factory=Accounting)
+    # the judging phase's end, as `time.time()` (a Ray worker's clock reads the driver's
+    # deadline so): past it no call is made, those in flight are cut. None: no bound
+    deadline: float | None = None
     second_round: SecondRound = field(init=False)
+    _loop_deadline: float | None = field(default=None, init=False)
     _systems: dict[Rubric, str] = field(default_factory=dict)
     _derived: dict[str, asyncio.Future[Rubric]] = field(default_factory=dict)
 
@@ -130,6 +141,9 @@ class ScoringJob:
             invalid = invalid_input_message(input_problems(roots))
             if invalid is not None:
                 return [], Failure("invalid_input", invalid)
+        if self.deadline is not None:  # the event loop's clock is the one timeouts read
+            loop = asyncio.get_running_loop()
+            self._loop_deadline = loop.time() + (self.deadline - time.time())
         budget = self.step_budget()
         limit = self.config.trajectory_concurrency_limit
         # roots in flight: the job's bound, else as many as the step budget lets in
@@ -246,7 +260,7 @@ class ScoringJob:
         return await asyncio.shield(pending)
 
     async def _ask_rubric(self, task: str) -> Rubric:
-        outcome = await self.client.judge(derive_request(task, self.config.judge_temperature))
+        outcome = await self._call(derive_request(task, self.config.judge_temperature))
         rubric = derived_rubric(outcome.verdict.fields["criteria"]) if outcome.verdict else None
         if rubric is None:
             self.accounting.auto_fallbacks += 1
@@ -302,6 +316,8 @@ class ScoringJob:
             details.append(detail)
         if failure is not None:
             error = "protocol_error" if failure.protocol else "judge_error"
+            if failure.error == JUDGE_TIMEOUT:
+                error = JUDGE_TIMEOUT
             # which error (http_401, timeout...), with the server's words when it gave some
             return self._fail(node, error, failure.explained), details
         details = await self._categorize(plan, details)
@@ -309,7 +325,8 @@ class ScoringJob:
         return NodeOutcome("scored", tuple(scores), candidate_categories=categories), details
 
     def _fail(self, node: Node, reason: str, message: str | None = None) -> NodeOutcome:
-        if self.config.partial_result_policy == "fail_fast":
+        # the deadline fails no job: what was judged before it is kept
+        if self.config.partial_result_policy == "fail_fast" and reason != JUDGE_TIMEOUT:
             raise _FailFast(reason, message)
         return NodeOutcome("failed", reason=reason)
 
@@ -322,7 +339,7 @@ class ScoringJob:
 
         async def first_try(request: JudgeRequest) -> JudgeOutcome:
             try:
-                return await self.client.judge(request)
+                return await self._call(request)
             finally:
                 if answered is not None:
                     answered()
@@ -331,11 +348,25 @@ class ScoringJob:
         again = [i for i, outcome in enumerate(outcomes) if worth_another_try(outcome)]
         if again:
             await self.second_round.turn()
-            retried = await asyncio.gather(*(self.client.judge(requests[i]) for i in again))
+            retried = await asyncio.gather(*(self._call(requests[i]) for i in again))
             self.second_round.count(list(retried))
             for i, outcome in zip(again, retried, strict=True):
                 outcomes[i] = outcome
         return outcomes
+
+    async def _call(self, request: JudgeRequest) -> JudgeOutcome:
+        """`request`'s outcome, or `JUDGE_TIMEOUT` when the deadline cut its call or came
+        before it. Every call of a job has the same deadline, so calls sharing one answer
+        (identical requests) are all cut at once (see `JudgeClient.judge`)."""
+        if self._loop_deadline is None:
+            return await self.client.judge(request)
+        try:
+            async with asyncio.timeout_at(self._loop_deadline):
+                return await self.client.judge(request)
+        except TimeoutError:
+            return JudgeOutcome(
+                None, JUDGE_TIMEOUT, message="the judging phase's --judge-timeout passed"
+            )
 
     async def _categorize(self, plan: NodePlan, details: list[StepDetail]) -> list[StepDetail]:
         threshold = self.config.failure_threshold

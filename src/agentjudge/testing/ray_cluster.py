@@ -4,7 +4,7 @@ temp folder, stopped by ending exactly the processes it started (never `ray stop
 ends every Ray process of the machine).
 
     with LocalRayCluster(folder, nodes=2) as cluster:
-        ... agentjudge score runs --ray cluster.address ...
+        ... agentjudge score runs --ray-address cluster.address ...
         cluster.node_pids(1)  # the processes of the second node (to kill one)
 """
 

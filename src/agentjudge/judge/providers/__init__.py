@@ -42,7 +42,7 @@ class Hints:
 
     url: str = "--judge-url"
     model: str = "--judge-model"
-    key: str = f"--judge-api-key-file or {API_KEY_ENV}"
+    key: str = f"judge_api_key_file (--set judge_api_key_file=FILE) or {API_KEY_ENV}"
 
 
 @dataclass(frozen=True)
