@@ -21,7 +21,7 @@ PACKAGE = "agentjudge"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("", "confine", "files", "lazy", "collisions", "nesting", "printable", "trust", "projectenv"),
-    ("atif",),
+    ("atif", "results"),
     ("judge",),
     ("scoring", "cases"),
     ("report", "calibration", "distributed", "testing"),

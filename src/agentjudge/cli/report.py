@@ -17,10 +17,11 @@ from agentjudge.report.html import NotAResultsDocument, render_html
 
 
 def write_html_report(
-    document: dict[str, Any], output: Path, source: Path | str, flag: str = "--output"
+    document: Any, output: Path, source: Path | str, flag: str = "--output"
 ) -> None:
-    """Render `document` and write it to `output` atomically; `source` names the results
-    in error messages, `flag` the option that chose `output`."""
+    """Render `document` (a parsed results document of either command) and write it to
+    `output` atomically; `source` names the results in error messages, `flag` the option
+    that chose `output`."""
     try:
         page = render_html(document)
     except NotAResultsDocument as exc:

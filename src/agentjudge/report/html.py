@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
+from agentjudge.results.grade import GRADE_SCHEMA, InvalidGradeResults, grade_results
 
 SCORE_SCHEMA_PREFIX = "agentjudge.score/"
 SUPPORTED_SCORE_SCHEMA = "agentjudge.score/v1"
@@ -37,9 +38,12 @@ class NotAResultsDocument(ValueError):
 
 def report_kind(document: Any) -> ReportKind:
     """Which results a document holds: scoring ones have `schema` and `metrics`, grading
-    ones have `cases` and `summary.exit_code`."""
+    ones have `cases` and `summary.exit_code` (and `schema`, but for graph-agents-cli's files
+    and agentjudge's older ones)."""
     if not isinstance(document, dict):
         raise NotAResultsDocument("the top level is not a JSON object")
+    if document.get("schema") == GRADE_SCHEMA:
+        return "grade"
     if "schema" in document and "metrics" in document:
         schema = document["schema"]
         if schema != SUPPORTED_SCORE_SCHEMA:
@@ -60,12 +64,18 @@ def report_kind(document: Any) -> ReportKind:
     )
 
 
-def report_view(document: dict[str, Any]) -> dict[str, Any]:
-    """The data the page shows: the scoring or grading view of `document`."""
-    return score_view(document) if report_kind(document) == "score" else grade_view(document)
+def report_view(document: Any) -> dict[str, Any]:
+    """The data the page shows: the scoring or grading view of a parsed results document
+    (raises NotAResultsDocument, naming the field, for one that is neither)."""
+    if report_kind(document) == "score":
+        return score_view(document)
+    try:
+        return grade_view(grade_results(document))
+    except InvalidGradeResults as exc:
+        raise NotAResultsDocument(str(exc)) from None
 
 
-def render_html(document: dict[str, Any]) -> str:
+def render_html(document: Any) -> str:
     """The report page for a results document (raises NotAResultsDocument for others)."""
     return render_page(report_view(document))
 

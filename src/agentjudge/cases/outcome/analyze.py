@@ -17,8 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentjudge.cases.loading import ARTIFACTS_DIR, timestamped
-from agentjudge.cases.outcome.status import PASSED, STATUS_RANK
 from agentjudge.printable import printable
+from agentjudge.results.grade import PASSED, STATUS_RANK, GradeResults
 
 PATTERN_LIMIT = 120
 MAX_EXAMPLES = 3
@@ -57,21 +57,21 @@ def normalise_reason(reason: str) -> tuple[str, str]:
     return kind, pattern
 
 
-def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
+def cluster_reasons(results: GradeResults) -> list[dict[str, Any]]:
     """Clusters keyed by (status, kind, pattern), largest first, each with its `rank`.
 
     `count` counts reasons, not cases; a case that did not pass and gave no reason
     contributes `<status>: no reason recorded`.
     """
     clusters: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for case in results.get("cases", []):
-        status = case.get("status")
+    for case in results["cases"]:
+        status = case["status"]
         if status == PASSED:
             continue
-        for reason in case.get("reasons") or [f"{status}: no reason recorded"]:
-            kind, pattern = normalise_reason(str(reason))
+        for reason in case["reasons"] or [f"{status}: no reason recorded"]:
+            kind, pattern = normalise_reason(reason)
             cluster = clusters.setdefault(
-                (str(status), kind, pattern),
+                (status, kind, pattern),
                 {
                     "status": status,
                     "kind": kind,
@@ -85,7 +85,7 @@ def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
             if case["id"] not in cluster["case_ids"]:
                 cluster["case_ids"].append(case["id"])
             if len(cluster["examples"]) < MAX_EXAMPLES:
-                cluster["examples"].append(str(reason))
+                cluster["examples"].append(reason)
     # Python's sort is stable: exact ties keep the order the files listed them in.
     ordered = sorted(
         clusters.values(),
@@ -96,12 +96,12 @@ def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
     return ordered
 
 
-def _rank(status: Any) -> int:
+def _rank(status: str) -> int:
     # Unknown statuses sort as if they had passed, as in graph-agents-cli's analyze.
-    return STATUS_RANK.get(status, 0) if isinstance(status, str) else 0
+    return STATUS_RANK.get(status, 0)
 
 
-def analyze_results(results: dict[str, Any], results_file: str, now: datetime) -> dict[str, Any]:
+def analyze_results(results: GradeResults, results_file: str, now: datetime) -> dict[str, Any]:
     """The analysis document (graph-agents-cli's keys, in its order), without a judge summary.
 
     `now` stamps `generated_at` in UTC; a naive `now` is taken as local time.
@@ -110,11 +110,11 @@ def analyze_results(results: dict[str, Any], results_file: str, now: datetime) -
     flagged = {case_id for cluster in clusters for case_id in cluster["case_ids"]}
     return {
         "results_file": results_file,
-        "dataset_hash": results.get("dataset_hash"),
+        "dataset_hash": results["dataset_hash"],
         "generated_at": now.astimezone(UTC).isoformat(timespec="seconds"),
         "total_cases": len(results["cases"]),
         "flagged_cases": len(flagged),
-        "summary": results.get("summary"),
+        "summary": results["summary"],
         "clusters": clusters,
         "judge_summary": None,
     }

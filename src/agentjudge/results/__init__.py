@@ -1,0 +1,1 @@
+"""Typed results documents: what each command writes and every reader takes."""
