@@ -114,8 +114,9 @@ class JudgeScore(TypedDict):
 
 
 class CaseResult(TypedDict):
-    """One case in `cases`. `status` is one of `STATUSES` as written; a reader meets others
-    only in files from elsewhere, and ranks them as `compare` and `analyze` say."""
+    """One case in `cases`: its status (passed, failed, quality_below_threshold, error or
+    missing; `compare` and `analyze` rank any other as graph-agents-cli does), the reasons it
+    did not pass, its checks and its judge and custom metrics."""
 
     id: str
     status: str
