@@ -61,7 +61,7 @@ def test_compare_analyze_and_report_refuse_a_file_that_is_not_results(tmp_path: 
     assert not (tmp_path / "artifacts").exists()
 
 
-def test_compare_reads_graph_agents_cli_s_file_against_one_of_ours(tmp_path: Path) -> None:
+def test_compare_reads_results_without_schema_and_refuses_a_later_one(tmp_path: Path) -> None:
     # graph-agents-cli's file (no `schema`) is the baseline users compare ours against
     shutil.copy(GAC / "compare-reports" / "before.json", tmp_path)
     ours = json.loads((GAC / "compare-reports" / "after.json").read_text())
@@ -70,6 +70,13 @@ def test_compare_reads_graph_agents_cli_s_file_against_one_of_ours(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     golden = json.loads((GAC / "golden" / "compare" / "before_vs_after.compare.json").read_text())
     assert json.loads(done.stdout) == {**golden, "candidate": "ours.json"}
+    (tmp_path / "later.json").write_text(json.dumps({**ours, "schema": "agentjudge.grade/v2"}))
+    done = run(tmp_path, "compare", "before.json", "later.json")
+    assert (done.returncode, done.stderr) == (
+        3,
+        "error: results file later.json: schema: 'agentjudge.grade/v2' is not a version this "
+        "agentjudge reads ('agentjudge.grade/v1'); upgrade agentjudge\n",
+    )
 
 
 def test_analyze_writes_clusters_of_the_newest_results(tmp_path: Path) -> None:
