@@ -17,7 +17,8 @@ def analyze_command(results: ResultsFile = None, top_k: TopK = None) -> int:
     """Cluster the reasons of every non-passed case into failure patterns.
 
     The analysis is saved as artifacts/analysis_<ts>.json."""
-    from agentjudge.cases.outcome import analysis_path, analyze_results, render_analysis
+    from agentjudge.cases.outcome import analysis_path, analyze_results
+    from agentjudge.report.grade_analysis_console import render_analysis
     from agentjudge.results.grade import read_grade_results
 
     root = find_root()

@@ -47,7 +47,8 @@ def compare_command(
             documents, (baseline, candidate), fail_on_regression, as_json,
             allow_incomparable, significance, (bootstrap_seed, bootstrap_resamples),
         )  # fmt: skip
-    from agentjudge.cases.outcome import compare_exit_code, compare_results, render_compare
+    from agentjudge.cases.outcome import compare_exit_code, compare_results
+    from agentjudge.report.grade_compare_console import render_compare
     from agentjudge.results.grade import check_grade_results
 
     report = compare_results(

@@ -15,9 +15,9 @@ from agentjudge.cases.outcome.analyze import (
     analyze_results,
     cluster_reasons,
     normalise_reason,
-    render_analysis,
 )
 from agentjudge.files import write_atomic
+from agentjudge.report.grade_analysis_console import render_analysis
 from agentjudge.results.grade import STATUSES, CaseResult, GradeResults
 from tests.results import documents
 

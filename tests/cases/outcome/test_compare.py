@@ -13,9 +13,9 @@ from agentjudge.cases.outcome import (
     compare_exit_code,
     compare_json,
     compare_results,
-    render_compare,
 )
 from agentjudge.cases.outcome.compare import summary_diff
+from agentjudge.report.grade_compare_console import render_compare
 from agentjudge.results.grade import GradeResults, QualityResult
 from agentjudge.results.grade import read_grade_results as load_results
 from tests.conftest import FIXTURES

@@ -3,8 +3,8 @@
 `gate` turns checks and metric results into each case's status, the quality rates and the
 exit code; `run_warnings` says what a met gate may not mean; `results_file` writes the
 results (their types: `agentjudge.results.grade`); `compare` and `analyze` read results files
-afterwards. A run's console summary and JUnit XML are reporters: `report/grade_console.py`,
-`report/grade_junit.py`, called by the CLI.
+afterwards. What shows them is in report/ (`grade_console.py`, `grade_junit.py`,
+`grade_compare_console.py`, `grade_analysis_console.py`), called by the CLI.
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 from agentjudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from agentjudge.cases.outcome.analyze import analysis_path, analyze_results, render_analysis
+    from agentjudge.cases.outcome.analyze import analysis_path, analyze_results
     from agentjudge.cases.outcome.compare import (
         compare_exit_code,
         compare_json,
         compare_results,
-        render_compare,
     )
     from agentjudge.cases.outcome.gate import CaseGrade
 
@@ -30,18 +29,15 @@ __all__ = [
     "compare_exit_code",
     "compare_json",
     "compare_results",
-    "render_analysis",
-    "render_compare",
 ]
 
 # Each name's module, imported on first use: `compare` and `analyze` never load the gate.
 _HOMES = {
-    "analyze": ("analysis_path", "analyze_results", "render_analysis"),
+    "analyze": ("analysis_path", "analyze_results"),
     "compare": (
         "compare_exit_code",
         "compare_json",
         "compare_results",
-        "render_compare",
     ),
     "gate": ("CaseGrade",),
 }
