@@ -168,8 +168,16 @@ class GradeResults(TypedDict):
 GradeSummary.__pydantic_config__ = {"extra": "allow"}  # type: ignore[attr-defined]
 
 
+_FIX = "pass a results file written by `agentjudge grade` or graph-agents-cli's `eval grade`"
+
+
 class InvalidGradeResults(ValueError):
-    """A document that is not grade results of this version: says which field and why."""
+    """A document that is not grade results of this version: says which field and why;
+    `fix` says what to do."""
+
+    def __init__(self, problem: str, fix: str = _FIX) -> None:
+        super().__init__(problem)
+        self.fix = fix
 
 
 @cache
@@ -190,7 +198,8 @@ def grade_results(document: Any) -> GradeResults:
         schema = document["schema"]
         if schema != GRADE_SCHEMA:
             raise InvalidGradeResults(
-                f"schema: {schema!r} is not a version this agentjudge reads ({GRADE_SCHEMA!r})"
+                f"schema: {schema!r} is not a version this agentjudge reads ({GRADE_SCHEMA!r})",
+                "upgrade agentjudge",
             )
     try:
         return _adapter().validate_python(document, strict=True)
@@ -210,11 +219,7 @@ def check_grade_results(document: Any, source: Path | str) -> GradeResults:
     try:
         return grade_results(document)
     except InvalidGradeResults as exc:
-        fix = "upgrade agentjudge" if str(exc).startswith("schema:") else _FIX
-        raise UsageError(f"results file {source}: {exc}; {fix}") from None
-
-
-_FIX = "pass a results file written by `agentjudge grade` or graph-agents-cli's `eval grade`"
+        raise UsageError(f"results file {source}: {exc}; {exc.fix}") from None
 
 
 def grade_json_schema() -> dict[str, Any]:
