@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FIXTURES
 
 GAC = FIXTURES / "graph-agents-cli"
@@ -41,11 +43,43 @@ def test_compare_reproduces_graph_agents_cli(tmp_path: Path) -> None:
     assert done.stdout == golden_text
 
 
-def test_compare_refuses_a_file_that_is_not_results(tmp_path: Path) -> None:
-    (tmp_path / "a.json").write_text('{"cases": []}')
-    done = run(tmp_path, "compare", "a.json", "a.json")
-    assert done.returncode == 3
-    assert done.stderr.startswith("error: results file a.json: `summary` is missing")
+@pytest.mark.results_edited
+def test_compare_analyze_and_report_refuse_a_file_that_is_not_results(tmp_path: Path) -> None:
+    document = json.loads((GAC / "compare-reports" / "before.json").read_text())
+    del document["cases"][2]["reasons"]
+    (tmp_path / "a.json").write_text(json.dumps(document))
+    shutil.copy(GAC / "compare-reports" / "after.json", tmp_path)
+    said = "cases[2].reasons: Field required; pass "  # then how: the grade results of ...
+    for command in (
+        ["compare", "after.json", "a.json"],
+        ["analyze", "--results", "a.json"],
+        ["report", "a.json", "-o", "r.html"],
+    ):
+        done = run(tmp_path, *command)
+        assert done.returncode == 3, command
+        assert done.stderr.startswith(("error: results file a.json: ", "error: a.json: "))
+        assert said in done.stderr, command
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (tmp_path / "r.html").exists()
+    assert not (tmp_path / "artifacts").exists()
+
+
+def test_compare_reads_results_without_schema_and_refuses_a_later_one(tmp_path: Path) -> None:
+    # graph-agents-cli's file (no `schema`) is the baseline users compare ours against
+    shutil.copy(GAC / "compare-reports" / "before.json", tmp_path)
+    ours = json.loads((GAC / "compare-reports" / "after.json").read_text())
+    (tmp_path / "ours.json").write_text(json.dumps({**ours, "schema": "agentjudge.grade/v1"}))
+    done = run(tmp_path, "compare", "before.json", "ours.json", "--json")
+    assert done.returncode == 0, done.stderr
+    golden = json.loads((GAC / "golden" / "compare" / "before_vs_after.compare.json").read_text())
+    assert json.loads(done.stdout) == {**golden, "candidate": "ours.json"}
+    (tmp_path / "later.json").write_text(json.dumps({**ours, "schema": "agentjudge.grade/v2"}))
+    done = run(tmp_path, "compare", "before.json", "later.json")
+    assert (done.returncode, done.stderr) == (
+        3,
+        "error: results file later.json: schema: 'agentjudge.grade/v2' is not a version this "
+        "agentjudge reads ('agentjudge.grade/v1'); upgrade agentjudge\n",
+    )
 
 
 def test_analyze_writes_clusters_of_the_newest_results(tmp_path: Path) -> None:

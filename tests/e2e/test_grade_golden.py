@@ -22,7 +22,8 @@ from tests.conftest import FIXTURES
 
 GOLDEN = FIXTURES / "graph-agents-cli" / "golden"
 VOLATILE = {"graded_at", "traces_files", "dataset_paths", "config", "warnings"}
-OURS = {"judge_usage", "metrics_interval"}  # keys agentjudge adds (never renames or drops one)
+# keys agentjudge adds after graph-agents-cli's (it never renames or drops one)
+OURS = ["judge_usage", "metrics_interval", "schema"]
 
 
 def run_grade(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +50,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def stable(document: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in document.items() if k not in VOLATILE | OURS}
+    return {k: v for k, v in document.items() if k not in VOLATILE | set(OURS)}
 
 
 @pytest.mark.parametrize(("name", "code"), [("all_pass", 0), ("fail_and_missing", 2), ("error", 2)])
@@ -59,7 +60,8 @@ def test_basic_golden_results_reproduce(tmp_path: Path, name: str, code: int) ->
     assert done.returncode == code, done.stderr
     ours = json.loads((root / "out.json").read_text())
     golden = json.loads((GOLDEN / "basic" / "results" / f"{name}.results.json").read_text())
-    assert list(ours)[: len(golden)] == list(golden)  # same keys, same order
+    assert list(ours) == [*golden, *OURS]  # same keys, same order, then ours
+    assert ours["schema"] == "agentjudge.grade/v1"
     assert stable(ours) == stable(golden)
     assert ours["dataset_paths"] == [str(root / "tests/eval/datasets/basic-dataset.json")]
     assert ours["config"] == str(root / "tests/eval/eval_config.yaml")

@@ -218,6 +218,33 @@ def test_a_the_fake_judge(project: Path) -> None:
     assert ours.document["fake_model"] == theirs.document["fake_model"] == ["agent", "judge"]
 
 
+def test_a2_each_tool_s_compare_and_analyze_read_the_other_s_results(project: Path) -> None:
+    # ours carry `schema`, which graph-agents-cli ignores; theirs have none, read as v1
+    theirs, ours = grade_both(project)
+    assert (ours.document["schema"], "schema" in theirs.document) == ("agentjudge.grade/v1", False)
+    reports, clusters = [], []
+    for tool in ([str(GAC), "eval"], [str(OURS / "agentjudge")]):
+        done = subprocess.run(
+            [*tool, "compare", "theirs.json", "ours.json", "--json"], cwd=project,
+            env=environ(), capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        reports.append(json.loads(done.stdout))
+        for results in ("ours.json", "theirs.json"):
+            before = set((project / "artifacts").glob("analysis_*.json"))
+            done = subprocess.run(
+                [*tool, "analyze", "--results", results], cwd=project, env=environ(),
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert done.returncode == 0, done.stdout + done.stderr
+            [saved] = set((project / "artifacts").glob("analysis_*.json")) - before
+            clusters.append(json.loads(saved.read_text())["clusters"])
+            saved.unlink()
+    assert reports[0] == reports[1]
+    assert reports[0]["regressed"] is False
+    assert clusters[0] == clusters[1] == clusters[2] == clusters[3]
+
+
 def test_b_judge_settings_to_our_server(project: Path, judge: JudgeServer) -> None:
     env = {
         "JUDGE_MODEL_PROVIDER": "openai-compatible",

@@ -259,7 +259,7 @@ def test_an_internal_error_is_exit_4_and_one_line(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("sk-secret-in-a-bug-123456")
 
-    monkeypatch.setattr(validate, "load_trees", broken)
+    monkeypatch.setattr(validate, "load_runs", broken)
     assert cli.main(["validate", str(runs)]) == EXIT_INTERNAL
     err = capsys.readouterr().err
     (line,) = err.splitlines()

@@ -24,9 +24,10 @@ from agentjudge.report.html import (
 )
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
+from agentjudge.results.grade import grade_results
 from agentjudge.results.score import JobError, ScoreResults
 from tests.conftest import FIXTURES
-from tests.results.documents import node, step, tree
+from tests.results.documents import judge_score, node, step, tree
 from tests.results.documents import score_document as whole_document
 
 EVIL = [
@@ -144,7 +145,7 @@ def evil_grade_document() -> dict[str, Any]:
         case["id"] = text
         case["reasons"] = [text]
         case["checks"] = {text: {"passed": False, "reason": text}}
-        case["judge_scores"] = {text: {"score": 1, "passed": False, "reasoning": text}}
+        case["judge_scores"] = {text: {**judge_score(1.0), "reasoning": text}}
     document["warnings"] = EVIL
     return document
 
@@ -268,7 +269,7 @@ def test_categories_are_counted_over_every_node_in_a_fixed_order() -> None:
 
 
 def test_grade_view_of_a_real_results_file() -> None:
-    document = grade_document()
+    document = grade_results(grade_document())
     view = grade_view(document)
     assert (view["exit_code"], view["verdict"]) == (2, "incomplete run")
     counts = {c["status"]: c["count"] for c in view["counts"]}
@@ -285,7 +286,7 @@ def test_grade_view_of_a_real_results_file() -> None:
 
 
 def test_grade_view_with_no_cases_and_notes() -> None:
-    document = copy.deepcopy(grade_document())
+    document = grade_results(copy.deepcopy(grade_document()))
     document["cases"] = [{**document["cases"][1], "judge_notes": ["tool result cut"]}]
     view = grade_view(document)
     assert view["cases"][0]["notes"] == ["tool result cut"]

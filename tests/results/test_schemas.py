@@ -59,5 +59,9 @@ def test_the_schema_accepts_what_score_writes_and_refuses_a_renamed_field() -> N
 
 def test_a_document_finds_its_contract_by_its_schema_field() -> None:
     assert contract_for(written()) is CONTRACTS[0]
+    grade: dict[str, Any] = {"cases": [], "summary": {}}  # graph-agents-cli's own: no schema field
+    assert contract_for(grade) is CONTRACTS[1]
+    assert contract_for({**grade, "schema": "agentjudge.grade/v1"}) is CONTRACTS[1]
+    assert contract_for({**grade, "schema": "agentjudge.grade/v2"}) is None
     assert contract_for({"schema": "agentjudge.calibration/v1"}) is None
     assert contract_for([]) is None

@@ -43,16 +43,27 @@ from agentjudge.cases.loading import (
 from agentjudge.cases.loading.project import MANIFEST
 from agentjudge.cases.loading.traces import traces_path
 from agentjudge.cases.outcome import gate, run_warnings
-from agentjudge.cases.outcome.console import MAX_CASE_ROWS
 from agentjudge.cases.outcome.intervals import rate_intervals
 from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
-from agentjudge.cases.outcome.status import PASSED
 from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
-from agentjudge.files import check_writable, read_json
+from agentjudge.files import check_writable
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import MAX_SAMPLES, temperature_note
 from agentjudge.judge.store import default_store_path
+from agentjudge.results.grade import (
+    ERROR,
+    FAILED,
+    GRADE_SCHEMA,
+    MISSING,
+    PASSED,
+    QUALITY_BELOW_THRESHOLD,
+    CaseResult,
+    GradeJudge,
+    GradeResults,
+    GradeSummary,
+    read_grade_results,
+)
 from agentjudge.trust.intervals import Bootstrap
 
 if TYPE_CHECKING:
@@ -90,16 +101,15 @@ class GradeRun:
     """The written results document but its `cases` (see `read_document`), where it went,
     the first cases needing attention, and the judge's counters."""
 
-    document: dict[str, Any]
+    document: GradeResults  # `cases` empty: they are on disk only
     output: Path
     exit_code: int
     stats: ClientStats | None = None  # None when no judge was called
-    flagged: list[dict[str, Any]] = field(default_factory=list)  # first MAX_CASE_ROWS
+    flagged: list[CaseResult] = field(default_factory=list)  # first FLAGGED_KEPT
 
-    def read_document(self) -> dict[str, Any]:
+    def read_document(self) -> GradeResults:
         """The whole results document, every case's record included, read from its file."""
-        document: dict[str, Any] = read_json(self.output, "results file")
-        return document
+        return read_grade_results(self.output)
 
 
 # The judge's counters in `judge_usage`, in its order (see `ClientStats.as_dict`).
@@ -113,6 +123,9 @@ USAGE = (
     "input_tokens",
     "output_tokens",
 )
+# The first cases not passed that a run keeps for its console summary (which shows as many,
+# `report/grade_console.py`); the others are only in the results file.
+FLAGGED_KEPT = 20
 # Called with a note for the console, printed as `warning:` (not one of the results' warnings).
 Note = Callable[[str], None]
 # Called with the number of judge/custom items once they are planned; returns the
@@ -157,7 +170,7 @@ class _Checked:
     tallies: list[gate.CaseTally | None] = field(default_factory=list)  # None: waiting
     waiting: dict[int, gate.CaseGrade] = field(default_factory=dict)  # by planned position
     # the first final cases not passed, by position (the console shows a few)
-    flagged: dict[int, dict[str, Any]] = field(default_factory=dict)
+    flagged: dict[int, CaseResult] = field(default_factory=dict)
     judge_items: list[tuple[str, JudgeRequest]] = field(default_factory=list)
     custom_items: list[dict[str, Any]] = field(default_factory=list)
     targets: dict[str, tuple[gate.CaseGrade, str]] = field(default_factory=dict)
@@ -205,12 +218,9 @@ def _grade(options: GradeOptions, note: Note, progress: Progress | None) -> Grad
             note(sampling)
         judged = _judge(options, inputs, checked, progress, note)
         tallies = [t for t in checked.tallies if t is not None]
-        document = _document(inputs, checked, tallies, judged, graded_at, options.fail_on_unstable)
-        bootstrap = Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
-        document["metrics_interval"] = rate_intervals(tallies, bootstrap)
+        document = _document(inputs, checked, tallies, judged, graded_at, options)
         write_results(inputs.output, document, spool.records())
-    del document["cases"]  # on disk only: `GradeRun.read_document` reads them
-    flagged = [checked.flagged[p] for p in sorted(checked.flagged)][:MAX_CASE_ROWS]
+    flagged = [checked.flagged[p] for p in sorted(checked.flagged)][:FLAGGED_KEPT]
     code = document["summary"]["exit_code"]
     return GradeRun(document, inputs.output, code, judged.stats, flagged)
 
@@ -298,7 +308,7 @@ def _check(inputs: _Inputs, checked: _Checked, note: Note) -> None:
             checked.spool.hold(grade_)
         else:
             tally = grade_.tally()
-            if tally.status != PASSED and len(checked.flagged) < MAX_CASE_ROWS:
+            if tally.status != PASSED and len(checked.flagged) < FLAGGED_KEPT:
                 checked.flagged[len(checked.tallies)] = grade_.as_dict()
             checked.tallies.append(tally)
             checked.spool.add(grade_)
@@ -349,19 +359,28 @@ def _document(
     grades: list[gate.CaseTally],
     judged: Judged,
     graded_at: str,
-    fail_on_unstable: bool,
-) -> dict[str, Any]:
+    options: GradeOptions,
+) -> GradeResults:
     """The results document: graph-agents-cli's keys in its order, then ours; `cases` is
-    left empty here (`write_results` fills it from the spool)."""
+    left empty here (`write_results` writes it from the spool; `GradeRun.read_document`
+    reads it back)."""
     config, traces, planned = inputs.config, inputs.traces, inputs.planned
     judge = judged.judge
-    summary = gate.summarize(grades)
+    counts = gate.summarize(grades)
     quality = gate.quality(config, grades)
     unstable = sum(1 for g in grades if g.unstable)
-    code = gate.exit_code(summary, quality, unstable if fail_on_unstable else 0)
-    summary_doc: dict[str, Any] = {**summary, "exit_code": code}
+    code = gate.exit_code(counts, quality, unstable if options.fail_on_unstable else 0)
+    summary: GradeSummary = {
+        "passed": counts[PASSED],
+        "failed": counts[FAILED],
+        "quality_below_threshold": counts[QUALITY_BELOW_THRESHOLD],
+        "error": counts[ERROR],
+        "missing": counts[MISSING],
+        "exit_code": code,
+    }
     if checked.samples > 1:  # one-sample results read as graph-agents-cli's
-        summary_doc.update(unstable=unstable, samples=checked.samples)
+        summary["unstable"] = unstable
+        summary["samples"] = checked.samples
     fake_model = run_warnings.fake_sides(traces.meta, judge.provider, bool(checked.judge_items))
     who = identity(inputs.root, inputs.env)
     meta = traces.meta
@@ -370,7 +389,7 @@ def _document(
         "traces_dataset_hash": traces.dataset_hash,
         "graded_at": graded_at,
         "generated_at": meta.get("generated_at"),
-        "judge": {"provider": judge.provider, "model": judge.model, **_sampling(checked)},
+        "judge": _judge_identity(judge.provider, judge.model, checked),
         "capture": who.capture,
         "agent_version": meta.get("agent_version") or who.agent_version,
         # an agent reached by URL may run any model: never assume the project's
@@ -381,20 +400,26 @@ def _document(
         "dataset_paths": [str(p) for p in planned.sources] or meta.get("dataset_paths") or [],
         "config": str(config.source) if config.source else None,
         "planned": len(grades),
-        "summary": summary_doc,
+        "summary": summary,
         "quality": quality,
         "fake_model": fake_model,
         "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.judge_note),
         "cases": [],
         "judge_usage": _usage(judged.stats),
+        "metrics_interval": rate_intervals(
+            grades, Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
+        ),
+        "schema": GRADE_SCHEMA,
     }
 
 
-def _sampling(checked: _Checked) -> dict[str, Any]:
-    """The judge's sampling settings, when they are not the defaults (one sample at 0)."""
-    if checked.samples == 1 and checked.temperature == 0:
-        return {}
-    return {"samples": checked.samples, "temperature": checked.temperature}
+def _judge_identity(provider: str | None, model: str | None, checked: _Checked) -> GradeJudge:
+    """`judge`, with the sampling settings when they are not the defaults (one sample at 0)."""
+    recorded: GradeJudge = {"provider": provider, "model": model}
+    if checked.samples != 1 or checked.temperature != 0:
+        recorded["samples"] = checked.samples
+        recorded["temperature"] = checked.temperature
+    return recorded
 
 
 def _usage(stats: ClientStats | None) -> dict[str, int | float | None]:

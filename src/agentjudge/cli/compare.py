@@ -48,15 +48,15 @@ def compare_command(
             documents, (baseline, candidate), fail_on_regression, as_json,
             allow_incomparable, significance, (bootstrap_seed, bootstrap_resamples),
         )  # fmt: skip
-    from agentjudge.cases.outcome import (
-        compare_exit_code,
-        compare_results,
-        load_results,
-        render_compare,
-    )
+    from agentjudge.cases.outcome import compare_exit_code, compare_results
+    from agentjudge.report.grade_compare_console import render_compare
+    from agentjudge.results.grade import check_grade_results
 
     report = compare_results(
-        load_results(baseline), load_results(candidate), baseline.name, candidate.name
+        check_grade_results(documents[0], baseline),
+        check_grade_results(documents[1], candidate),
+        baseline.name,
+        candidate.name,
     )
     if as_json:
         typer.echo(json.dumps(report, ensure_ascii=False))

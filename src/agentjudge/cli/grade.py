@@ -155,7 +155,8 @@ def _report(
     err: Console,
 ) -> None:
     """Write the extra reports that were asked for, then print the outcome."""
-    from agentjudge.cases.outcome import print_summary, write_junit
+    from agentjudge.report.grade_console import print_summary
+    from agentjudge.report.grade_junit import write_junit
 
     out = Console(soft_wrap=True)
     if junit is not None or html is not None:

@@ -18,8 +18,9 @@ from agentjudge.printable import printable
 def write_html_report(
     document: Any, output: Path, source: Path | str, flag: str = "--output"
 ) -> None:
-    """Render `document` and write it to `output` atomically; `source` names the results
-    in error messages, `flag` the option that chose `output`."""
+    """Render `document` (a parsed results document of either command) and write it to
+    `output` atomically; `source` names the results in error messages, `flag` the option
+    that chose `output`."""
     # the page's modules (and the results contract's pydantic) load only when a report is
     # asked for: grade and score start on every CI gate
     from agentjudge.report.html import NotAResultsDocument, render_html

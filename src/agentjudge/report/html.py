@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
+from agentjudge.results.grade import GRADE_SCHEMA, InvalidGradeResults, grade_results
 from agentjudge.results.score import SCORE_SCHEMA, score_results
 
 ReportKind = Literal["score", "grade"]
@@ -36,9 +37,12 @@ class NotAResultsDocument(ValueError):
 
 def report_kind(document: Any) -> ReportKind:
     """Which results a document holds: scoring ones have `schema` and `metrics`, grading
-    ones have `cases` and `summary.exit_code`."""
+    ones have `cases` and `summary.exit_code` (and `schema`, but for graph-agents-cli's files
+    and agentjudge's older ones)."""
     if not isinstance(document, dict):
         raise NotAResultsDocument("the top level is not a JSON object")
+    if document.get("schema") == GRADE_SCHEMA:
+        return "grade"
     if "schema" in document and "metrics" in document:
         schema = document["schema"]
         if schema != SCORE_SCHEMA:
@@ -58,11 +62,14 @@ def report_kind(document: Any) -> ReportKind:
 
 def report_view(document: Any, source: str) -> dict[str, Any]:
     """The data the page shows: the scoring or grading view of `document`, read from
-    `source`; NotAResultsDocument for a document of neither kind, a UsageError for score
-    results that do not hold to their contract (`results/score.py`)."""
+    `source`; NotAResultsDocument for a document of neither kind or grade results that do
+    not hold to their contract, a UsageError for such score results (`results/`)."""
     if report_kind(document) == "score":
         return score_view(score_results(document, source))
-    return grade_view(document)
+    try:
+        return grade_view(grade_results(document))
+    except InvalidGradeResults as exc:
+        raise NotAResultsDocument(str(exc)) from None
 
 
 def render_html(document: Any, source: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from agentjudge.results.grade import GRADE_SCHEMA, GradeResults
 from agentjudge.results.score import SCORE_RESULTS, SCORE_SCHEMA
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -47,9 +48,20 @@ def _has_schema(value: str) -> Callable[[Any], bool]:
     return lambda document: isinstance(document, dict) and document.get("schema") == value
 
 
+def _is_grade(document: Any) -> bool:
+    """Grade results: ours name their schema; graph-agents-cli's (and ours written before
+    the field) are known by their keys, which are the same."""
+    if not isinstance(document, dict):
+        return False
+    if "schema" in document:
+        return bool(document["schema"] == GRADE_SCHEMA)
+    return isinstance(document.get("cases"), list) and isinstance(document.get("summary"), dict)
+
+
 # one entry per document kind; a reader or test finds a document's by `contract_for`
 CONTRACTS: tuple[Contract, ...] = (
     Contract("score-results", SCORE_RESULTS, _has_schema(SCORE_SCHEMA)),
+    Contract("grade-results", TypeAdapter(GradeResults), _is_grade),
 )
 
 

@@ -15,9 +15,11 @@ from agentjudge.cases.outcome.analyze import (
     analyze_results,
     cluster_reasons,
     normalise_reason,
-    render_analysis,
 )
 from agentjudge.files import write_atomic
+from agentjudge.report.grade_analysis_console import render_analysis
+from agentjudge.results.grade import STATUSES, CaseResult, GradeResults
+from tests.results import documents
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 
@@ -67,12 +69,12 @@ def test_a_long_pattern_is_cut_to_120_characters() -> None:
     assert normalise_reason("x: " + "b" * 120) == ("x", "b" * 120)
 
 
-def _case(case_id: str, status: str, *reasons: str) -> dict[str, Any]:
-    return {"id": case_id, "status": status, "reasons": list(reasons)}
+def _case(case_id: str, status: str, *reasons: str) -> CaseResult:
+    return documents.case(case_id, status, *reasons)
 
 
-def _results(*cases: dict[str, Any]) -> dict[str, Any]:
-    return {"dataset_hash": "h", "summary": {"failed": 1}, "cases": list(cases)}
+def _results(*cases: CaseResult) -> GradeResults:
+    return documents.document(list(cases))
 
 
 def test_reasons_differing_only_in_quoted_text_and_numbers_share_a_cluster() -> None:
@@ -121,8 +123,8 @@ def test_a_case_without_reasons_gets_no_reason_recorded() -> None:
     clusters = cluster_reasons(
         _results(
             _case("a", "failed"),
-            {"id": "b", "status": "quality_below_threshold"},
-            {"id": "c", "status": "failed", "reasons": None},
+            _case("b", "quality_below_threshold"),
+            _case("c", "failed"),
         )
     )
     assert [(c["kind"], c["pattern"], c["case_ids"], c["examples"]) for c in clusters] == [
@@ -177,7 +179,8 @@ def test_the_analysis_document_has_graph_agents_cli_keys_in_order() -> None:
     assert analysis["results_file"] == "artifacts/grade_results/results_1.json"
     assert analysis["generated_at"] == "2026-03-04T05:06:07+00:00"
     assert (analysis["total_cases"], analysis["flagged_cases"]) == (2, 1)
-    assert analysis["summary"] == {"failed": 1}
+    assert analysis["summary"] == results["summary"]
+    assert list(analysis["summary"]) == [*STATUSES, "exit_code"]
     assert analysis["judge_summary"] is None
 
 

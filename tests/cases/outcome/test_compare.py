@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,11 +13,13 @@ from agentjudge.cases.outcome import (
     compare_exit_code,
     compare_json,
     compare_results,
-    load_results,
-    render_compare,
 )
-from agentjudge.errors import EXIT_USAGE, UsageError
+from agentjudge.cases.outcome.compare import summary_diff
+from agentjudge.report.grade_compare_console import render_compare
+from agentjudge.results.grade import GradeResults, QualityResult
+from agentjudge.results.grade import read_grade_results as load_results
 from tests.conftest import FIXTURES
+from tests.results import documents
 
 GAC = FIXTURES / "graph-agents-cli"
 REPORTS = GAC / "compare-reports"
@@ -45,29 +46,27 @@ def _results(
     statuses: dict[str, str],
     *,
     exit_code: int = 0,
-    quality: dict[str, Any] | None = None,
+    quality: dict[str, QualityResult] | None = None,
     scores: dict[str, dict[str, Any]] | None = None,
     dataset_hash: str = "h",
-) -> dict[str, Any]:
+) -> GradeResults:
     cases = [
-        {
-            "id": case_id,
-            "status": status,
-            "reasons": [] if status == "passed" else [f"why {case_id}"],
-            "judge_scores": {m: {"score": s} for m, s in (scores or {}).get(case_id, {}).items()},
-        }
+        documents.case(
+            case_id,
+            status,
+            *([] if status == "passed" else [f"why {case_id}"]),
+            judge_scores={
+                m: documents.judge_score(s) for m, s in (scores or {}).get(case_id, {}).items()
+            },
+        )
         for case_id, status in statuses.items()
     ]
-    return {
-        "dataset_hash": dataset_hash,
-        "traces_dataset_hash": dataset_hash,
-        "summary": {"exit_code": exit_code},
-        "quality": quality or {},
-        "cases": cases,
-    }
+    return documents.document(
+        cases, exit_code=exit_code, quality=quality, dataset_hash=dataset_hash
+    )
 
 
-def _compare(base: dict[str, Any], cand: dict[str, Any]) -> dict[str, Any]:
+def _compare(base: GradeResults, cand: GradeResults) -> dict[str, Any]:
     return compare_results(base, cand, "base.json", "cand.json")
 
 
@@ -137,8 +136,10 @@ def test_an_added_case_is_not_a_regression_even_when_it_fails() -> None:
     assert compare_exit_code(report, fail_on_regression=True) == 0
 
 
-def _quality(rate: float | None, met: bool | None, min_rate: float = 0.9) -> dict[str, Any]:
-    return {"m": {"pass_rate": rate, "min_pass_rate": min_rate, "met": met}}
+def _quality(
+    rate: float | None, met: bool | None, min_rate: float = 0.9
+) -> dict[str, QualityResult]:
+    return {"m": documents.quality(rate, min_rate, met)}
 
 
 def test_a_lower_quality_pass_rate_is_a_regression() -> None:
@@ -193,11 +194,9 @@ def test_score_deltas_are_rounded_to_four_places() -> None:
 
 
 def test_summary_diff_flattens_nested_objects_and_signs_deltas() -> None:
-    base = _results({})
-    cand = _results({})
-    base["summary"] = {"passed": 4, "failed": 1, "note": "x", "by": {"k": 1}, "same": 0}
-    cand["summary"] = {"passed": 2, "failed": 2, "note": "y", "by": {"k": 3}, "same": 0}
-    summary = _compare(base, cand)["summary"]
+    base = {"passed": 4, "failed": 1, "note": "x", "by": {"k": 1}, "same": 0}
+    cand = {"passed": 2, "failed": 2, "note": "y", "by": {"k": 3}, "same": 0}
+    summary = summary_diff(base, cand)
     assert summary["differences"] == {
         "by.k": {"baseline": 1, "candidate": 3, "delta": "+2"},
         "failed": {"baseline": 1, "candidate": 2, "delta": "+1"},
@@ -244,41 +243,3 @@ def test_ids_and_names_are_shown_literally_not_as_markup() -> None:
     text = _render(report)
     assert "Baseline:  [red]base[/red].json\n" in text
     assert "[bold]x[/bold] :smile:" in text
-
-
-def _write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "results.json"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-@pytest.mark.parametrize(
-    ("content", "message"),
-    [
-        ("{not json", "is not valid JSON"),
-        ("[]", "the top level is not a JSON object"),
-        ('{"summary": {}}', "`cases` is missing or not a list"),
-        ('{"cases": []}', "`summary` is missing or not an object"),
-        ('{"cases": [3], "summary": {}}', "cases[0] is not an object"),
-        ('{"cases": [{"status": "passed"}], "summary": {}}', "cases[0] has no string `id`"),
-        ('{"cases": [{"id": "a", "status": 1}], "summary": {}}', "`status` that is not a string"),
-        ('{"cases": [{"id": "a", "reasons": "x"}], "summary": {}}', "`reasons` that is not a"),
-    ],
-)
-def test_a_file_that_is_not_a_results_file_is_a_usage_error(
-    tmp_path: Path, content: str, message: str
-) -> None:
-    path = _write(tmp_path, content)
-    with pytest.raises(UsageError) as caught:
-        load_results(path)
-    text = str(caught.value)
-    assert str(path) in text
-    assert message in text
-    assert "\n" not in text
-    assert caught.value.exit_code == EXIT_USAGE
-
-
-def test_a_missing_results_file_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError) as caught:
-        load_results(tmp_path / "nope.json")
-    assert str(caught.value) == f"results file not found: {tmp_path / 'nope.json'}"

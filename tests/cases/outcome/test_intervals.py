@@ -7,17 +7,18 @@ import io
 import pytest
 from rich.console import Console
 
-from agentjudge.cases.outcome import print_summary
 from agentjudge.cases.outcome.gate import CaseGrade
 from agentjudge.cases.outcome.intervals import rate_intervals
+from agentjudge.report.grade_console import print_summary
 from agentjudge.trust.intervals import Bootstrap, rate_interval
-from tests.cases.outcome.test_console_and_junit import case, document
+from tests.report.test_grade_console_and_junit import case, document
+from tests.results import documents
 
 
 def graded(case_id: str, *scores: tuple[str, bool | None], failed: bool = False) -> CaseGrade:
     grade = CaseGrade(case_id)
     for name, passed in scores:
-        grade.judge_scores[name] = {"passed": passed}
+        grade.judge_scores[name] = documents.judge_score(None, passed=passed)
         if passed is False:
             grade.quality_misses.append(f"{name}: below")
     if failed:
@@ -40,6 +41,7 @@ def test_rates_over_cases_and_over_each_metric_s_scored_cases() -> None:
         },
         "level": 0.95, "resamples": 500, "seed": 4,
     }  # fmt: skip
+    assert record["pass_rate"] is not None
     low, high = record["pass_rate"]
     assert low < 0.6 < high
     assert record == rate_intervals(tallies, bootstrap)
@@ -47,12 +49,12 @@ def test_rates_over_cases_and_over_each_metric_s_scored_cases() -> None:
 
 
 def test_the_console_shows_the_pass_rate_and_quality_rates_with_intervals() -> None:
-    quality = {
-        "rq": {"pass_rate": 0.5, "min_pass_rate": 0.9, "met": False, "passed": 1, "scored": 2,
-               "status": "not_met"},
-    }  # fmt: skip
+    quality = {"rq": documents.quality(0.5, 0.9, False, passed=1, scored=2, below_threshold=1)}
     doc = document([case("ok", "passed"), case("meh", "quality_below_threshold", "rq")], quality)
-    doc["metrics_interval"] = {"pass_rate": [0.0, 1.0], "metrics": {"rq": [0.0, 1.0]}}
+    doc["metrics_interval"] = {
+        "pass_rate": [0.0, 1.0], "level": 0.95, "resamples": 1000, "seed": 0,
+        "metrics": {"rq": [0.0, 1.0]},
+    }  # fmt: skip
     out = io.StringIO()
     print_summary(doc, Console(file=out, width=200))
     text = out.getvalue()

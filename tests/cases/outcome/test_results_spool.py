@@ -13,6 +13,7 @@ from agentjudge.cases.outcome import results_file
 from agentjudge.cases.outcome.gate import CaseGrade
 from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
 from agentjudge.files import write_atomic
+from tests.results import documents
 
 
 def grades(count: int) -> list[CaseGrade]:
@@ -22,7 +23,7 @@ def grades(count: int) -> list[CaseGrade]:
         if index % 7 == 3:
             grade.failures.append(f"contains: missing 'é{index}' in «reply»")
         if index % 5 == 0:  # held until its judge has answered
-            grade.judge_scores["task_success"] = {"score": None, "passed": None}
+            grade.judge_scores["task_success"] = documents.judge_score(None)
         made.append(grade)
     return made
 
@@ -46,7 +47,7 @@ def test_the_file_is_write_atomics(
                 spool.add(grade)
         for grade in made:  # the judges answer after the checks: held records change
             if grade.judge_scores:
-                grade.judge_scores["task_success"] = {"score": 4, "passed": True}
+                grade.judge_scores["task_success"] = documents.judge_score(4)
         write_results(tmp_path / "out.json", document(), spool.records())
     expected = {**document(), "cases": [grade.as_dict() for grade in made]}
     write_atomic(tmp_path / "expected.json", expected, indent=2)

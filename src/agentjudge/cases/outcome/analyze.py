@@ -12,18 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from agentjudge.cases.loading import ARTIFACTS_DIR, timestamped
-from agentjudge.cases.outcome.status import PASSED, STATUS_RANK
-from agentjudge.printable import printable
+from agentjudge.results.grade import PASSED, STATUS_RANK, GradeResults
 
 PATTERN_LIMIT = 120
 MAX_EXAMPLES = 3
-# The console lists this many case ids per cluster, then "...".
-SHOWN_CASE_IDS = 5
 
 
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
@@ -57,21 +50,21 @@ def normalise_reason(reason: str) -> tuple[str, str]:
     return kind, pattern
 
 
-def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
+def cluster_reasons(results: GradeResults) -> list[dict[str, Any]]:
     """Clusters keyed by (status, kind, pattern), largest first, each with its `rank`.
 
     `count` counts reasons, not cases; a case that did not pass and gave no reason
     contributes `<status>: no reason recorded`.
     """
     clusters: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for case in results.get("cases", []):
-        status = case.get("status")
+    for case in results["cases"]:
+        status = case["status"]
         if status == PASSED:
             continue
-        for reason in case.get("reasons") or [f"{status}: no reason recorded"]:
-            kind, pattern = normalise_reason(str(reason))
+        for reason in case["reasons"] or [f"{status}: no reason recorded"]:
+            kind, pattern = normalise_reason(reason)
             cluster = clusters.setdefault(
-                (str(status), kind, pattern),
+                (status, kind, pattern),
                 {
                     "status": status,
                     "kind": kind,
@@ -85,7 +78,7 @@ def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
             if case["id"] not in cluster["case_ids"]:
                 cluster["case_ids"].append(case["id"])
             if len(cluster["examples"]) < MAX_EXAMPLES:
-                cluster["examples"].append(str(reason))
+                cluster["examples"].append(reason)
     # Python's sort is stable: exact ties keep the order the files listed them in.
     ordered = sorted(
         clusters.values(),
@@ -96,12 +89,12 @@ def cluster_reasons(results: dict[str, Any]) -> list[dict[str, Any]]:
     return ordered
 
 
-def _rank(status: Any) -> int:
+def _rank(status: str) -> int:
     # Unknown statuses sort as if they had passed, as in graph-agents-cli's analyze.
-    return STATUS_RANK.get(status, 0) if isinstance(status, str) else 0
+    return STATUS_RANK.get(status, 0)
 
 
-def analyze_results(results: dict[str, Any], results_file: str, now: datetime) -> dict[str, Any]:
+def analyze_results(results: GradeResults, results_file: str, now: datetime) -> dict[str, Any]:
     """The analysis document (graph-agents-cli's keys, in its order), without a judge summary.
 
     `now` stamps `generated_at` in UTC; a naive `now` is taken as local time.
@@ -110,11 +103,11 @@ def analyze_results(results: dict[str, Any], results_file: str, now: datetime) -
     flagged = {case_id for cluster in clusters for case_id in cluster["case_ids"]}
     return {
         "results_file": results_file,
-        "dataset_hash": results.get("dataset_hash"),
+        "dataset_hash": results["dataset_hash"],
         "generated_at": now.astimezone(UTC).isoformat(timespec="seconds"),
         "total_cases": len(results["cases"]),
         "flagged_cases": len(flagged),
-        "summary": results.get("summary"),
+        "summary": results["summary"],
         "clusters": clusters,
         "judge_summary": None,
     }
@@ -124,52 +117,3 @@ def analysis_path(root: Path, now: datetime) -> Path:
     """`<root>/artifacts/analysis_<YYYYmmdd_HHMMSS>.json` in local time, never an existing
     file's name. Nothing is created."""
     return timestamped(root / ARTIFACTS_DIR, "analysis", now)
-
-
-def render_analysis(
-    analysis: dict[str, Any], console: Console, top_k: int | None, saved_to: Path
-) -> None:
-    """Print the cluster table (the `top_k` largest, or all) and where the analysis was
-    saved. The file always holds every cluster."""
-    clusters = analysis["clusters"]
-    if not clusters:
-        console.print(
-            Text.assemble(
-                ("No failures to analyze", "green"),
-                printable(
-                    f" in {analysis['results_file']} ({analysis['total_cases']} case(s) passed)."
-                ),
-            ),
-            soft_wrap=True,
-        )
-    else:
-        shown = clusters[:top_k] if top_k else clusters
-        console.print(_cluster_table(analysis, shown), soft_wrap=True)
-    saved = Text.assemble("Analysis saved to ", (printable(str(saved_to)), "green"))
-    console.print(saved, soft_wrap=True)
-
-
-def _cluster_table(analysis: dict[str, Any], shown: list[dict[str, Any]]) -> Table:
-    table = Table(
-        title=f"Failure clusters ({analysis['flagged_cases']} of {analysis['total_cases']} cases)",
-        show_header=True,
-        header_style="bold",
-    )
-    table.add_column("#", justify="right")
-    table.add_column("Status")
-    table.add_column("Check / metric")
-    table.add_column("Pattern")
-    table.add_column("Cases", justify="right")
-    table.add_column("Case ids")
-    for cluster in shown:
-        ids = cluster["case_ids"]
-        listed = ", ".join(ids[:SHOWN_CASE_IDS]) + (", ..." if len(ids) > SHOWN_CASE_IDS else "")
-        table.add_row(
-            str(cluster["rank"]),
-            Text(printable(str(cluster["status"]))),
-            Text(printable(cluster["kind"])),
-            Text(printable(cluster["pattern"])),
-            str(cluster["count"]),
-            Text(printable(listed)),
-        )
-    return table

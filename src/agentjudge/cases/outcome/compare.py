@@ -1,61 +1,26 @@
 """`compare`: what changed between two results files, and whether the candidate regressed.
 
-The JSON report, its key order, its regression lines and the console text match
-graph-agents-cli 0.3.1's `eval compare`, so scripts written against one work with the other.
+The JSON report, its key order and its regression lines match graph-agents-cli 0.3.1's
+`eval compare`, so scripts written against one work with the other; its console text is
+`report/grade_compare_console.py`'s.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
-from agentjudge.cases.outcome.status import STATUS_RANK
-from agentjudge.errors import EXIT_INVALID, EXIT_OK, UsageError
-from agentjudge.files import read_json
-from agentjudge.printable import printable
+from agentjudge.errors import EXIT_INVALID, EXIT_OK
+from agentjudge.results.grade import STATUS_RANK, CaseResult, GradeResults
 
 # A status we do not know ranks with error and missing: it is not evidence of a pass.
 _UNKNOWN_RANK = 3
-_CHANGE_STYLE = {"regressed": "red", "improved": "green", "added": "cyan", "removed": "magenta"}
-
-
-def load_results(path: Path) -> dict[str, Any]:
-    """Read a results file written by `grade`; anything else is a one-line usage error."""
-    data = read_json(path, "results file")
-    fix = "pass a results file written by `agentjudge grade`"
-    if not isinstance(data, dict):
-        raise UsageError(f"results file {path}: the top level is not a JSON object; {fix}")
-    if not isinstance(data.get("cases"), list):
-        raise UsageError(f"results file {path}: `cases` is missing or not a list; {fix}")
-    if not isinstance(data.get("summary"), dict):
-        raise UsageError(f"results file {path}: `summary` is missing or not an object; {fix}")
-    for index, case in enumerate(data["cases"]):
-        problem = _case_problem(case)
-        if problem:
-            raise UsageError(f"results file {path}: cases[{index}] {problem}; {fix}")
-    return data
-
-
-def _case_problem(case: Any) -> str | None:
-    if not isinstance(case, dict):
-        return "is not an object"
-    if not isinstance(case.get("id"), str):
-        return "has no string `id`"
-    if case.get("status") is not None and not isinstance(case["status"], str):
-        return "has a `status` that is not a string"
-    if case.get("reasons") is not None and not isinstance(case["reasons"], list):
-        return "has `reasons` that is not a list"
-    return None
 
 
 def compare_results(
-    baseline: dict[str, Any],
-    candidate: dict[str, Any],
+    baseline: GradeResults,
+    candidate: GradeResults,
     baseline_name: str,
     candidate_name: str,
 ) -> dict[str, Any]:
@@ -68,23 +33,21 @@ def compare_results(
     improvements: list[str] = []
     cases = _compare_cases(baseline, candidate, regressions, improvements)
     quality = _compare_quality(baseline, candidate, regressions, improvements)
-    base_summary = _mapping(baseline.get("summary"))
-    cand_summary = _mapping(candidate.get("summary"))
-    base_exit = base_summary.get("exit_code")
-    cand_exit = cand_summary.get("exit_code")
-    if isinstance(base_exit, int) and isinstance(cand_exit, int) and cand_exit > base_exit:
+    base_exit = baseline["summary"]["exit_code"]
+    cand_exit = candidate["summary"]["exit_code"]
+    if cand_exit > base_exit:
         regressions.append(f"exit code {base_exit} -> {cand_exit}")
     return {
         "dataset_hash": {
-            "baseline": baseline.get("dataset_hash"),
-            "candidate": candidate.get("dataset_hash"),
+            "baseline": baseline["dataset_hash"],
+            "candidate": candidate["dataset_hash"],
         },
-        "same_dataset": baseline.get("dataset_hash") == candidate.get("dataset_hash"),
+        "same_dataset": baseline["dataset_hash"] == candidate["dataset_hash"],
         "traces_dataset_hash": {
             "baseline": _traces_hash(baseline),
             "candidate": _traces_hash(candidate),
         },
-        "summary": summary_diff(base_summary, cand_summary),
+        "summary": summary_diff(baseline["summary"], candidate["summary"]),
         "quality": quality,
         "cases": cases,
         "regressions": regressions,
@@ -105,40 +68,36 @@ def compare_exit_code(report: dict[str, Any], fail_on_regression: bool) -> int:
     return EXIT_INVALID if fail_on_regression and report["regressed"] else EXIT_OK
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _is_number(value: object) -> TypeGuard[int | float]:
     # bool counts, as in graph-agents-cli (it is an int subclass there too).
     return isinstance(value, int | float)
 
 
-def _rank(status: Any) -> int:
-    return STATUS_RANK.get(status, _UNKNOWN_RANK) if isinstance(status, str) else _UNKNOWN_RANK
+def _rank(status: str | None) -> int:
+    return _UNKNOWN_RANK if status is None else STATUS_RANK.get(status, _UNKNOWN_RANK)
 
 
-def _traces_hash(results: dict[str, Any]) -> dict[str, Any]:
-    recorded = results.get("traces_dataset_hash")
-    graded = results.get("dataset_hash")
+def _traces_hash(results: GradeResults) -> dict[str, Any]:
+    recorded = results["traces_dataset_hash"]
+    graded = results["dataset_hash"]
     # Older results lack the key: only a recorded value that differs is a mismatch.
     return {"value": recorded, "mismatch": bool(recorded and graded and recorded != graded)}
 
 
 def _compare_cases(
-    baseline: dict[str, Any],
-    candidate: dict[str, Any],
+    baseline: GradeResults,
+    candidate: GradeResults,
     regressions: list[str],
     improvements: list[str],
 ) -> dict[str, dict[str, Any]]:
-    base_cases = {c["id"]: c for c in baseline.get("cases", []) if isinstance(c, dict)}
-    cand_cases = {c["id"]: c for c in candidate.get("cases", []) if isinstance(c, dict)}
+    base_cases = {c["id"]: c for c in baseline["cases"]}
+    cand_cases = {c["id"]: c for c in candidate["cases"]}
     report: dict[str, dict[str, Any]] = {}
     for case_id in sorted(set(base_cases) | set(cand_cases)):
         base = base_cases.get(case_id)
         cand = cand_cases.get(case_id)
-        base_status = base.get("status") if base else None
-        cand_status = cand.get("status") if cand else None
+        base_status = base["status"] if base else None
+        cand_status = cand["status"] if cand else None
         if base is None:
             change = "added"
         elif cand is None:
@@ -156,20 +115,16 @@ def _compare_cases(
             "baseline": base_status,
             "candidate": cand_status,
             "change": change,
-            "candidate_reasons": (cand or {}).get("reasons", []),
+            "candidate_reasons": cand["reasons"] if cand else [],
             "scores": _score_deltas(_scores(base), _scores(cand)),
         }
     return report
 
 
-def _scores(case: dict[str, Any] | None) -> dict[str, Any]:
+def _scores(case: CaseResult | None) -> dict[str, Any]:
     if case is None:
         return {}
-    return {
-        name: entry.get("score")
-        for name, entry in _mapping(case.get("judge_scores")).items()
-        if isinstance(entry, dict)
-    }
+    return {name: entry["score"] for name, entry in case["judge_scores"].items()}
 
 
 def _score_deltas(base: dict[str, Any], cand: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -183,40 +138,38 @@ def _score_deltas(base: dict[str, Any], cand: dict[str, Any]) -> dict[str, dict[
 
 
 def _compare_quality(
-    baseline: dict[str, Any],
-    candidate: dict[str, Any],
+    baseline: GradeResults,
+    candidate: GradeResults,
     regressions: list[str],
     improvements: list[str],
 ) -> dict[str, dict[str, Any]]:
-    base_quality = _mapping(baseline.get("quality"))
-    cand_quality = _mapping(candidate.get("quality"))
+    base_quality, cand_quality = baseline["quality"], candidate["quality"]
     report: dict[str, dict[str, Any]] = {}
     for metric in sorted(set(base_quality) | set(cand_quality)):
-        base = _mapping(base_quality.get(metric))
-        cand = _mapping(cand_quality.get(metric))
-        base_rate = base.get("pass_rate")
-        cand_rate = cand.get("pass_rate")
+        base, cand = base_quality.get(metric), cand_quality.get(metric)
+        base_rate = base["pass_rate"] if base else None
+        cand_rate = cand["pass_rate"] if cand else None
         entry: dict[str, Any] = {
             "baseline_pass_rate": base_rate,
             "candidate_pass_rate": cand_rate,
-            "baseline_met": base.get("met"),
-            "candidate_met": cand.get("met"),
-            "min_pass_rate": cand.get("min_pass_rate", base.get("min_pass_rate")),
+            "baseline_met": base["met"] if base else None,
+            "candidate_met": cand["met"] if cand else None,
+            "min_pass_rate": cand["min_pass_rate"] if cand else base and base["min_pass_rate"],
         }
-        if _is_number(base_rate) and _is_number(cand_rate):
+        if base_rate is not None and cand_rate is not None:
             entry["delta"] = round(cand_rate - base_rate, 4)
             change = f"quality {metric}: pass rate {base_rate:.0%} -> {cand_rate:.0%}"
             if cand_rate < base_rate:
                 regressions.append(change)
             elif cand_rate > base_rate:
                 improvements.append(change)
-        if base.get("met") is True and cand.get("met") is False:
+        if entry["baseline_met"] is True and entry["candidate_met"] is False:
             regressions.append(f"quality {metric}: min_pass_rate no longer met")
         report[metric] = entry
     return report
 
 
-def summary_diff(base: dict[str, Any], cand: dict[str, Any]) -> dict[str, Any]:
+def summary_diff(base: Mapping[str, object], cand: Mapping[str, object]) -> dict[str, Any]:
     """Which summary keys changed: nested objects flatten to dotted keys, numbers get a
     signed string delta (`"+1"`, `"-2"`)."""
     differences = _differences(base, cand, "")
@@ -232,7 +185,9 @@ def summary_diff(base: dict[str, Any], cand: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _differences(base: dict[str, Any], cand: dict[str, Any], prefix: str) -> dict[str, Any]:
+def _differences(
+    base: Mapping[str, object], cand: Mapping[str, object], prefix: str
+) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for key in sorted(set(base) | set(cand)):
         name = f"{prefix}.{key}" if prefix else key
@@ -249,88 +204,3 @@ def _differences(base: dict[str, Any], cand: dict[str, Any], prefix: str) -> dic
             entry["delta"] = f"+{delta}" if delta >= 0 else str(delta)
         found[name] = entry
     return found
-
-
-def render_compare(report: dict[str, Any], console: Console) -> None:
-    """Print the report as `compare` shows it: headers, change tables, deltas, regressions.
-
-    Lines are printed with soft wrapping (never folded, titles flush left), as
-    graph-agents-cli prints them. Names and values from the files are shown literally.
-    """
-    _say(console, "Baseline:  ", (report["baseline"], "cyan"))
-    _say(console, "Candidate: ", (report["candidate"], "cyan"))
-    if not report["same_dataset"]:
-        _say(console, ("Warning:", "yellow"), " the two results come from different datasets.")
-    for label in ("baseline", "candidate"):
-        if report["traces_dataset_hash"][label]["mismatch"]:
-            _say(
-                console,
-                ("Warning:", "yellow"),
-                f" the {label} results were graded against a dataset the traces were not "
-                "generated from (traces_dataset_hash != dataset_hash).",
-            )
-    changed = {k: v for k, v in report["cases"].items() if v["change"] != "unchanged"}
-    if changed:
-        console.print(_changes_table(changed), soft_wrap=True)
-    else:
-        _say(console, f"No case status changes across {len(report['cases'])} case(s).")
-    if report["quality"]:
-        console.print(_quality_table(report["quality"]), soft_wrap=True)
-    differences = report["summary"]["differences"]
-    if differences:
-        _say(console, "Summary deltas:")
-        for key, entry in differences.items():
-            delta = f" ({entry['delta']})" if "delta" in entry else ""
-            _say(console, f"  {key}: {entry['baseline']} -> {entry['candidate']}{delta}")
-    if report["regressions"]:
-        _say(console, ("Regressions:", "red"))
-        for line in report["regressions"]:
-            _say(console, f"  - {line}")
-    if report["improvements"]:
-        _say(console, ("Improvements:", "green"))
-        for line in report["improvements"]:
-            _say(console, f"  - {line}")
-    if not report["regressions"]:
-        _say(console, ("No regressions.", "green"))
-
-
-def _say(console: Console, *parts: str | tuple[str, str]) -> None:
-    # Text, not markup: ids, paths and values from the files may hold "[" or ":name:";
-    # printable: a newline or escape in them would forge a line or restyle the console
-    shown = [printable(p) if isinstance(p, str) else (printable(p[0]), p[1]) for p in parts]
-    console.print(Text.assemble(*shown), soft_wrap=True)
-
-
-def _changes_table(changed: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title="Case status changes", show_header=True, header_style="bold")
-    for header in ("Case", "Baseline", "Candidate", "Change"):
-        table.add_column(header)
-    for case_id, entry in changed.items():
-        table.add_row(
-            Text(printable(case_id)),
-            Text(printable(str(entry["baseline"]))),
-            Text(printable(str(entry["candidate"]))),
-            Text(entry["change"], style=_CHANGE_STYLE.get(entry["change"], "")),
-        )
-    return table
-
-
-def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title="Quality metrics", show_header=True, header_style="bold")
-    table.add_column("Metric")
-    for header in ("Baseline", "Candidate", "Delta"):
-        table.add_column(header, justify="right")
-    for metric, entry in quality.items():
-        table.add_row(
-            Text(printable(metric)),
-            _percent(entry["baseline_pass_rate"], ".0%"),
-            _percent(entry["candidate_pass_rate"], ".0%"),
-            _percent(entry.get("delta"), "+.0%"),
-        )
-    return table
-
-
-def _percent(value: Any, spec: str) -> Text:
-    if value is None:
-        return Text("n/a")
-    return Text(format(value, spec) if _is_number(value) else str(value))

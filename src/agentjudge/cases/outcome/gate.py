@@ -16,12 +16,20 @@ from typing import Any, Literal, NamedTuple
 from agentjudge.cases.checking import run_checks
 from agentjudge.cases.judging import MetricResult
 from agentjudge.cases.loading import Case, EvalConfig
-from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
-from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.errors import UsageError, clip
 from agentjudge.judge.samples import sampled_score
-
-STATUSES = (PASSED, FAILED, QUALITY, ERROR, MISSING)
+from agentjudge.results.grade import (
+    ERROR,
+    FAILED,
+    MISSING,
+    PASSED,
+    STATUSES,
+    CaseResult,
+    CheckResult,
+    JudgeScore,
+    QualityResult,
+)
+from agentjudge.results.grade import QUALITY_BELOW_THRESHOLD as QUALITY
 
 MetricKind = Literal["judge", "custom"]
 
@@ -31,8 +39,8 @@ class CaseGrade:
     """One case's grade, built in stages; `status` and `reasons` follow from the lists."""
 
     id: str
-    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
-    judge_scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    checks: dict[str, CheckResult] = field(default_factory=dict)
+    judge_scores: dict[str, JudgeScore] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -67,9 +75,9 @@ class CaseGrade:
         """Judges and custom metrics run only while nothing mandatory has gone wrong."""
         return not (self.missing or self.errors or self.failures)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CaseResult:
         """The case as graph-agents-cli writes it (`judge_notes` only when there are some)."""
-        data: dict[str, Any] = {
+        data: CaseResult = {
             "id": self.id,
             "status": self.status,
             "reasons": self.reasons,
@@ -214,7 +222,10 @@ def apply_result(grade: CaseGrade, metric: str, result: MetricResult | None) -> 
     entry["reasoning"] = result.reasoning
     if len(result.samples) > 1:
         sampled = sampled_score(result.samples, entry["threshold"])
-        entry.update(sampled.as_dict())
+        entry["samples"] = list(sampled.scores)
+        entry["spread"] = sampled.spread
+        entry["stdev"] = sampled.stdev
+        entry["unstable"] = sampled.unstable
         if sampled.unstable:
             grade.unstable.append(metric)
     passed = float(score) >= entry["threshold"]
@@ -230,20 +241,20 @@ def apply_result(grade: CaseGrade, metric: str, result: MetricResult | None) -> 
 
 def summarize(grades: Sequence[CaseTally]) -> dict[str, int]:
     """How many cases ended in each status."""
-    summary = dict.fromkeys(STATUSES, 0)
+    summary: dict[str, int] = dict.fromkeys(STATUSES, 0)
     for grade in grades:
         summary[grade.status] += 1
     return summary
 
 
-def quality(config: EvalConfig, grades: Sequence[CaseTally]) -> dict[str, dict[str, Any]]:
+def quality(config: EvalConfig, grades: Sequence[CaseTally]) -> dict[str, QualityResult]:
     """Per quality metric: the pass rate over the cases it scored, and whether it is met.
 
     A run with an error or missing case (or no case) is `incomplete` and a metric no case
     scored is `not_run`: neither has a rate, and neither can fail the gate on its own.
     """
     complete = bool(grades) and all(g.status not in (ERROR, MISSING) for g in grades)
-    report: dict[str, dict[str, Any]] = {}
+    report: dict[str, QualityResult] = {}
     for name, metric in config.quality_metrics.items():
         scored = below = 0
         for grade in grades:
@@ -252,19 +263,18 @@ def quality(config: EvalConfig, grades: Sequence[CaseTally]) -> dict[str, dict[s
                 continue
             scored += 1
             below += entry["passed"] is False
-        result: dict[str, Any] = {
+        result: QualityResult = {
             "pass_rate": None,
             "min_pass_rate": metric.min_pass_rate,
             "met": None,
             "below_threshold": below,
             "scored": scored,
             "passed": scored - below,
+            "status": "incomplete",
         }
-        if not complete:
-            result["status"] = "incomplete"
-        elif not scored:
+        if complete and not scored:
             result["status"] = "not_run"
-        else:
+        elif complete:
             rate = (scored - below) / scored
             result["pass_rate"] = round(rate, 4)
             result["met"] = rate >= metric.min_pass_rate
@@ -274,7 +284,7 @@ def quality(config: EvalConfig, grades: Sequence[CaseTally]) -> dict[str, dict[s
 
 
 def exit_code(
-    summary: dict[str, int], quality_report: dict[str, dict[str, Any]], unstable: int = 0
+    summary: dict[str, int], quality_report: dict[str, QualityResult], unstable: int = 0
 ) -> int:
     """2 for an incomplete run, 1 for a failed gate, 0 when it is met; `unstable` counts
     the unstable cases that fail the gate (`--fail-on-unstable`; else 0)."""

@@ -4,14 +4,13 @@ each metric's pass rate over the cases it scored (quality metrics' `pass_rate` a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from agentjudge.cases.outcome.gate import CaseTally
-from agentjudge.cases.outcome.status import PASSED
+from agentjudge.results.grade import PASSED, MetricsInterval
 from agentjudge.trust.intervals import Bootstrap, interval_record, rate_interval
 
 
-def rate_intervals(grades: Sequence[CaseTally], bootstrap: Bootstrap) -> dict[str, Any]:
+def rate_intervals(grades: Sequence[CaseTally], bootstrap: Bootstrap) -> MetricsInterval:
     """The results' `metrics_interval`: `pass_rate` (cases passed / planned), `metrics`
     (per metric: cases at or above its threshold / cases it scored), each [low, high] or
     null, with the level, resamples and seed. Resampling cases draws Binomial(n, rate)."""
@@ -29,7 +28,13 @@ def rate_intervals(grades: Sequence[CaseTally], bootstrap: Bootstrap) -> dict[st
     metrics = {
         name: rate_interval(passed[name], scored[name], bootstrap) for name in sorted(scored)
     }
-    record["metrics"] = {
-        name: interval_record({name: bounds}, bootstrap)[name] for name, bounds in metrics.items()
+    return {
+        "pass_rate": record["pass_rate"],
+        "level": record["level"],
+        "resamples": record["resamples"],
+        "seed": record["seed"],
+        "metrics": {
+            name: interval_record({name: bounds}, bootstrap)[name]
+            for name, bounds in metrics.items()
+        },
     }
-    return record

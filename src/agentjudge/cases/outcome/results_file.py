@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import tempfile
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -98,7 +98,7 @@ class ResultsSpool:
             ) from None
 
 
-def encode_record(case: dict[str, Any]) -> bytes:
+def encode_record(case: Mapping[str, object]) -> bytes:
     """One case's record as it stands in the results file's `cases` list."""
     try:
         data = orjson.dumps(case, option=orjson.OPT_INDENT_2)
@@ -107,7 +107,7 @@ def encode_record(case: dict[str, Any]) -> bytes:
     return b"    " + data.replace(b"\n", b"\n    ")  # JSON strings hold no raw newline
 
 
-def write_results(path: Path, document: dict[str, Any], records: Iterator[bytes]) -> None:
+def write_results(path: Path, document: Mapping[str, object], records: Iterator[bytes]) -> None:
     """Write `document` with `records` as its `cases` list, safely (a temporary file, then a
     rename), as `write_atomic(path, {..., "cases": [...], ...}, indent=2)` would."""
     head_doc = {**document, "cases": _PLACEHOLDER}

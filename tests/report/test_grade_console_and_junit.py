@@ -5,39 +5,30 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
-from agentjudge.cases.outcome import print_summary, write_junit
-from agentjudge.cases.outcome.console import MAX_CASE_ROWS
+from agentjudge.report.grade_console import MAX_CASE_ROWS, print_summary
+from agentjudge.report.grade_junit import write_junit
+from agentjudge.results.grade import CaseResult, GradeResults, QualityResult
+from tests.results import documents
 
 
-def document(cases: list[dict[str, Any]], quality: dict[str, Any] | None = None) -> dict[str, Any]:
-    summary = dict.fromkeys(("passed", "failed", "quality_below_threshold", "error", "missing"), 0)
-    for case in cases:
-        summary[case["status"]] += 1
-    return {
-        "planned": len(cases),
-        "summary": {**summary, "exit_code": 1},
-        "quality": quality or {},
-        "fake_model": [],
-        "warnings": [],
-        "cases": cases,
-    }
+def document(
+    cases: list[CaseResult], quality: dict[str, QualityResult] | None = None
+) -> GradeResults:
+    return documents.document(cases, exit_code=1, quality=quality)
 
 
-def case(case_id: str, status: str, *reasons: str) -> dict[str, Any]:
-    return {"id": case_id, "status": status, "reasons": list(reasons)}
+def case(case_id: str, status: str, *reasons: str) -> CaseResult:
+    return documents.case(case_id, status, *reasons)
 
 
 def test_junit_has_one_testcase_per_case_and_per_quality_metric(tmp_path: Path) -> None:
     quality = {
-        "rq": {"pass_rate": 0.5, "min_pass_rate": 0.9, "met": False, "passed": 1, "scored": 2,
-               "status": "not_met"},
-        "ts": {"pass_rate": None, "min_pass_rate": 1.0, "met": None, "passed": 0, "scored": 0,
-               "status": "not_run"},
-    }  # fmt: skip
+        "rq": documents.quality(0.5, 0.9, False, passed=1, scored=2, below_threshold=1),
+        "ts": documents.quality(None, 1.0, None),
+    }
     doc = document(
         [
             case("ok", "passed"),

@@ -7,16 +7,22 @@ cases must not spend its time printing; the results file holds every case.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agentjudge.cases.outcome.gate import STATUSES
-from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING, PASSED
-from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.printable import printable
+from agentjudge.results.grade import (
+    ERROR,
+    FAILED,
+    MISSING,
+    PASSED,
+    STATUSES,
+    CaseResult,
+    GradeResults,
+    QualityResult,
+)
+from agentjudge.results.grade import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.trust.intervals import with_interval
 
 MAX_CASE_ROWS = 20
@@ -29,7 +35,7 @@ _VERDICT = {
 
 
 def print_summary(
-    document: dict[str, Any], console: Console, flagged: list[dict[str, Any]] | None = None
+    document: GradeResults, console: Console, flagged: list[CaseResult] | None = None
 ) -> None:
     """Status counts, quality metrics, the first cases needing attention, the verdict.
 
@@ -44,14 +50,14 @@ def print_summary(
         table.add_row(f"[{style}]{status}[/{style}]", str(summary[status]))
     table.add_row("[bold]planned[/bold]", str(document["planned"]))
     console.print(table)
-    intervals = document.get("metrics_interval") or {}
+    intervals = document.get("metrics_interval")
     if document["planned"]:
-        rate = with_interval(
-            summary[PASSED] / document["planned"], intervals.get("pass_rate"), ".0%"
-        )
+        bounds = intervals["pass_rate"] if intervals else None
+        rate = with_interval(summary[PASSED] / document["planned"], bounds, ".0%")
         console.print(f"pass rate: {rate}")
     if document["quality"]:
-        console.print(_quality_table(document["quality"], intervals.get("metrics") or {}))
+        metrics = intervals["metrics"] if intervals else {}
+        console.print(_quality_table(document["quality"], metrics))
     if flagged is None:
         flagged = [c for c in document["cases"] if c["status"] != PASSED][:MAX_CASE_ROWS]
     if flagged:
@@ -86,7 +92,9 @@ def print_summary(
     console.print(f"result: {_VERDICT.get(code, str(code))} (exit code {code}){caveat}")
 
 
-def _quality_table(quality: dict[str, dict[str, Any]], intervals: dict[str, Any]) -> Table:
+def _quality_table(
+    quality: dict[str, QualityResult], intervals: dict[str, list[float] | None]
+) -> Table:
     table = Table(title="Quality metrics", show_header=True, header_style="bold")
     for name, justify in (("Metric", "left"), ("Pass rate", "right"), ("Passed/scored", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]

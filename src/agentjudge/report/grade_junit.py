@@ -6,17 +6,16 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
-from agentjudge.cases.outcome.status import ERROR, FAILED, MISSING
-from agentjudge.cases.outcome.status import QUALITY_BELOW_THRESHOLD as QUALITY
 from agentjudge.files import write_file_atomic
+from agentjudge.results.grade import ERROR, FAILED, MISSING, GradeResults
+from agentjudge.results.grade import QUALITY_BELOW_THRESHOLD as QUALITY
 
 # characters XML 1.0 cannot carry: a reply quoted in a reason may hold them
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def junit_xml(document: dict[str, Any]) -> ET.ElementTree:
+def junit_xml(document: GradeResults) -> ET.ElementTree:
     """One testcase per case (failed → failure; error and missing → error; quality misses
     pass with their reasons in system-out; an unstable case has an `unstable` property
     naming its metrics), and one per quality metric."""
@@ -63,7 +62,7 @@ def junit_xml(document: dict[str, Any]) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def write_junit(path: Path, document: dict[str, Any]) -> None:
+def write_junit(path: Path, document: GradeResults) -> None:
     """Write the JUnit XML atomically (a temporary file beside it, then a rename)."""
     tree = junit_xml(document)
     write_file_atomic(
