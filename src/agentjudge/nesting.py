@@ -29,6 +29,8 @@ MAX_YAML_DEPTH = 100
 _NOT_COUNTED = bytes(b for b in range(256) if b not in b'"[]{}')
 _STEP = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
 _STRING = re.compile(rb'"[^"]*"')
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)  # a backslash and the byte it escapes
+_ONE_KIND = bytes.maketrans(b"[]", b"{}")  # levels, whatever their bracket
 
 
 class TooDeep(ValueError):
@@ -44,9 +46,9 @@ class BoundedReader:
     bytes that nest JSON more than `limit` levels deep (the top-level value is one).
 
     The levels are counted in the bytes, with no parse and nothing in Python per value:
-    each read's escaped backslashes and quotes are dropped, then every byte but quotes and
-    brackets, then the strings (from a quote to the next); the running count of the
-    brackets left is the depth. For valid JSON that is exact (no byte of a multi-byte UTF-8
+    each read's escapes (a backslash and the byte after it) are dropped, then every byte but
+    quotes and brackets, then the strings (from a quote to the next); the running count of
+    the brackets left is the depth. For valid JSON that is exact (no byte of a multi-byte UTF-8
     character is ASCII); past a fault it may not be, but ijson stops at the fault.
     """
 
@@ -69,7 +71,7 @@ class BoundedReader:
             if text.endswith(b"\\") and (len(text) - len(text.rstrip(b"\\"))) % 2:
                 # an odd run of backslashes ends the read: its last escapes the next byte
                 text, self._escaping = text[:-1], b"\\"
-            text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+            text = _ESCAPE.sub(b"", text)
         # two quotes side by side change no bracket's side of a string (an empty string,
         # or one string's end and the next one's start): most strings go here, at C speed
         kept = text.translate(None, _NOT_COUNTED).replace(b'""', b"")
@@ -79,11 +81,26 @@ class BoundedReader:
             self._in_string = kept.count(b'"') % 2 == 1
             kept = _STRING.sub(b"", kept + b'"' if self._in_string else kept)
         # `kept` is now the brackets outside strings: each may go one level in or out
-        if self._depth + len(kept) > self._limit:
+        allowed = self._limit - self._depth
+        if len(kept) > allowed and _rise_bound(kept, allowed) > allowed:
+            # walked bracket by bracket in Python: only where the bound does not clear it
             deepest = max(accumulate(map(_STEP.__getitem__, kept), initial=self._depth))
             if deepest > self._limit:
                 raise TooDeep(self._limit)
         self._depth += 2 * (kept.count(b"[") + kept.count(b"{")) - len(kept)
+
+
+def _rise_bound(brackets: bytes, allowed: int) -> int:
+    """A bound, at C speed, on how many levels above its start a run of brackets goes (past
+    `allowed` it stops counting). Each round drops every opening bracket directly followed
+    by a closing one, the innermost levels, so the rounds count the deepest nesting of the
+    brackets that close within the run; the ones left open add at most one level each."""
+    levels = brackets.translate(_ONE_KIND)
+    rounds = 0
+    while b"{}" in levels and rounds <= allowed:
+        levels = levels.replace(b"{}", b"")
+        rounds += 1
+    return rounds + levels.count(b"{")
 
 
 class _BoundedLoader(yaml.SafeLoader):

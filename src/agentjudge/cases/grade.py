@@ -300,7 +300,7 @@ def _check(inputs: _Inputs, checked: _Checked, note: Note) -> None:
         grade_ = gate.grade_checks(case, trace)
         if trace is not None:
             used.add(str(trace["case_id"]))
-            if grade_.judgeable:
+            if grade_.judgeable and (case.judge or config.custom_metrics):
                 checked.plan_metrics(config, case, trace, grade_)
         if grade_.judge_scores:  # metrics opened: final once they have run
             checked.waiting[len(checked.tallies)] = grade_

@@ -161,9 +161,9 @@ def stream_dataset(paths: list[Path], at_end: Callable[[str], None] | None = Non
 
 def _dataset_raws(paths: list[Path]) -> Iterator[tuple[Any, str, str]]:
     for path in paths:
-        count = 0
+        count, label, origin = 0, f"dataset {path}: cases", str(path)  # once per file
         for count, raw in enumerate(array_items(path, "cases", "dataset"), 1):
-            yield raw, f"dataset {path}: cases[{count - 1}]", str(path)
+            yield raw, f"{label}[{count - 1}]", origin
         if count == 0:  # no `cases` items: say why (read whole, on this path only)
             data = read_json(path, "dataset")
             if not isinstance(data, dict) or not isinstance(data.get("cases"), list):

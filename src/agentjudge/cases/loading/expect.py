@@ -137,8 +137,12 @@ def normalise_expect(raw: object, where: str) -> dict[str, Any]:
         normalise = _NORMALISERS.get(key)
         if normalise is None:
             raise UsageError(f"{where}: expect.{key}: unknown key; {_known_keys_hint(str(key))}")
-        if value is not None:
-            expect[key] = normalise(value, f"{where}: expect.{key}")
+        if value is None:
+            continue
+        try:
+            expect[key] = normalise(value)
+        except _Invalid as exc:
+            raise UsageError(f"{where}: expect.{key}{exc.under}: {exc}") from None
     if expect["no_tool_calls"] and expect["tool_calls"]:
         raise UsageError(
             f"{where}: expect.no_tool_calls: true conflicts with a non-empty "
@@ -171,39 +175,48 @@ def canonical_case(raw_case: object) -> object:
     return {**raw_case, "expect": {**expect, "tool_calls": rewritten}}
 
 
-def _texts(value: object, at: str) -> list[str]:
+class _Invalid(ValueError):
+    """A value a normaliser rejects: the message, and where under the key it is (``[2]``,
+    ``[0].status``): the key's full name is put in front only when one is raised."""
+
+    def __init__(self, message: str, under: str = "") -> None:
+        super().__init__(message)
+        self.under = under
+
+
+def _texts(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return value
-    raise UsageError(
-        f"{at}: must be a string or a list of strings, got {_json_kind(value)}; "
+    raise _Invalid(
+        f"must be a string or a list of strings, got {_json_kind(value)}; "
         'write for example ["refund issued", "ORD-1"]'
     )
 
 
-def _regex(value: object, at: str) -> str:
+def _regex(value: object) -> str:
     if isinstance(value, str):
         return value
-    raise UsageError(
-        f"{at}: must be a string, got {_json_kind(value)}; write a Python regular expression "
+    raise _Invalid(
+        f"must be a string, got {_json_kind(value)}; write a Python regular expression "
         'such as "ORD-\\\\d+"'
     )
 
 
-def _json_schema(value: object, at: str) -> dict[str, Any] | bool:
+def _json_schema(value: object) -> dict[str, Any] | bool:
     if isinstance(value, dict | bool):
         return value
-    raise UsageError(
-        f"{at}: must be a JSON schema object (or true/false), got {_json_kind(value)}; "
+    raise _Invalid(
+        f"must be a JSON schema object (or true/false), got {_json_kind(value)}; "
         'write for example {"type": "object", "required": ["answer"]}'
     )
 
 
-def _tool_calls(value: object, at: str) -> list[dict[str, Any]]:
+def _tool_calls(value: object) -> list[dict[str, Any]]:
     if not isinstance(value, list):
-        raise UsageError(
-            f"{at}: must be a list, got {_json_kind(value)}; write for example "
+        raise _Invalid(
+            f"must be a list, got {_json_kind(value)}; write for example "
             '["search", {"name": "get_order", "args_subset": {"id": "ORD-1"}}]'
         )
     calls: list[dict[str, Any]] = []
@@ -212,83 +225,85 @@ def _tool_calls(value: object, at: str) -> list[dict[str, Any]]:
             calls.append({"name": call})
             continue
         if not isinstance(call, dict) or not isinstance(call.get("name"), str):
-            raise UsageError(
-                f"{at}[{index}]: must be a tool name or an object with a string name; "
-                'write for example {"name": "get_order", "args_subset": {"id": "ORD-1"}}'
+            raise _Invalid(
+                "must be a tool name or an object with a string name; write for example "
+                '{"name": "get_order", "args_subset": {"id": "ORD-1"}}',
+                f"[{index}]",
             )
         subset = call.get("args_subset")
         if subset is not None and not isinstance(subset, dict):
-            raise UsageError(
-                f"{at}[{index}].args_subset: must be an object, got {_json_kind(subset)}; "
-                'write the argument names and values to expect, e.g. {"id": "ORD-1"}'
+            raise _Invalid(
+                f"must be an object, got {_json_kind(subset)}; write the argument names and "
+                'values to expect, e.g. {"id": "ORD-1"}',
+                f"[{index}].args_subset",
             )
         calls.append(call)
     return calls
 
 
-def _flag(value: object, at: str) -> bool:
+def _flag(value: object) -> bool:
     if isinstance(value, bool):
         return value
-    raise UsageError(f"{at}: must be true or false, got {_json_kind(value)}; write true or false")
+    raise _Invalid(f"must be true or false, got {_json_kind(value)}; write true or false")
 
 
-def _scope(value: object, at: str) -> str:
+def _scope(value: object) -> str:
     if isinstance(value, str) and value in SCOPES:
         return value
-    raise UsageError(
-        f"{at}: must be one of {', '.join(SCOPES)}, got {clip(repr(value))}; pick one of them"
-    )
+    raise _Invalid(f"must be one of {', '.join(SCOPES)}, got {clip(repr(value))}; pick one of them")
 
 
-def _limit(value: object, at: str) -> int | float:
+def _limit(value: object) -> int | float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return value
-    raise UsageError(f"{at}: must be a number, got {_json_kind(value)}; write for example 5000")
+    raise _Invalid(f"must be a number, got {_json_kind(value)}; write for example 5000")
 
 
-def _approvals(value: object, at: str) -> list[dict[str, Any]]:
+def _approvals(value: object) -> list[dict[str, Any]]:
     if not isinstance(value, list):
-        raise UsageError(
-            f"{at}: must be a list of {{match, status}} objects, got {_json_kind(value)}; "
+        raise _Invalid(
+            f"must be a list of {{match, status}} objects, got {_json_kind(value)}; "
             'write for example [{"match": {"operation_id": "cancelOrder"}, "status": "approved"}]'
         )
     if not value:
-        raise UsageError(
-            f"{at}: is empty, so it would check nothing; list the gated calls, "
-            'or write "no_approvals": true'
+        raise _Invalid(
+            'is empty, so it would check nothing; list the gated calls, or write "no_approvals": '
+            "true"
         )
     items: list[dict[str, Any]] = []
     for index, item in enumerate(value):
-        item_at = f"{at}[{index}]"
         if not isinstance(item, dict):
-            raise UsageError(
-                f"{item_at}: must be an object, got {_json_kind(item)}; "
-                'write for example {"match": {"operation_id": "cancelOrder"}}'
+            raise _Invalid(
+                f"must be an object, got {_json_kind(item)}; "
+                'write for example {"match": {"operation_id": "cancelOrder"}}',
+                f"[{index}]",
             )
         unknown = sorted(str(key) for key in item if key not in APPROVAL_ITEM_KEYS)
         if unknown:
-            raise UsageError(
-                f"{item_at}: unknown key(s) {', '.join(unknown)}; "
-                f"use only {', '.join(APPROVAL_ITEM_KEYS)}"
+            raise _Invalid(
+                f"unknown key(s) {', '.join(unknown)}; use only {', '.join(APPROVAL_ITEM_KEYS)}",
+                f"[{index}]",
             )
         # An explicit `"status": null` is rejected, as graph-agents-cli does.
         status = item.get("status", "gated")
         if status not in APPROVAL_STATUSES:
-            raise UsageError(
-                f"{item_at}.status: must be one of {', '.join(APPROVAL_STATUSES)}, "
-                f"got {clip(repr(status))}; pick one of them (gated accepts any outcome)"
+            raise _Invalid(
+                f"must be one of {', '.join(APPROVAL_STATUSES)}, got {clip(repr(status))}; "
+                "pick one of them (gated accepts any outcome)",
+                f"[{index}].status",
             )
         problem = match_problem(item.get("match"))
         if problem:
-            raise UsageError(
-                f"{item_at}.match: {problem}; name the call by operation_id, "
-                "or by method and path (with {name} for a variable segment)"
+            raise _Invalid(
+                f"{problem}; name the call by operation_id, or by method and path (with {{name}} "
+                "for a variable segment)",
+                f"[{index}].match",
             )
         items.append({"match": item["match"], "status": status})
     return items
 
 
-_NORMALISERS: dict[str, Callable[[Any, str], Any]] = {
+_NORMALISERS: dict[str, Callable[[Any], Any]] = {
     "contains": _texts,
     "not_contains": _texts,
     "regex": _regex,
