@@ -17,6 +17,14 @@ GAC := graph-agents-cli==0.3.1
 GAC_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3 \
 	$(HOME)/.pyenv/versions/3.12*/bin/python3) $(shell command -v python3.13 python3.12))
 STAMP_GAC := $(GAC_VENV)/.installed
+# Real agent frameworks that record traces, run live against our test server playing their
+# model (tests/e2e/test_live_producers.py): pydantic-ai (its OpenTelemetry GenAI spans) and
+# LangGraph with OpenInference's LangChain instrumentation; versions in docs/formats.md
+PRODUCERS_VENV := $(VENV)/peers/producers
+PRODUCERS := pydantic-ai-slim[openai]==2.68.0 langgraph==1.2.24 langchain-openai==1.8.1 \
+	openinference-instrumentation-langchain==0.1.80 opentelemetry-sdk==1.45.1 \
+	opentelemetry-exporter-otlp-proto-common==1.45.2
+STAMP_PRODUCERS := $(PRODUCERS_VENV)/.installed
 
 # The embedded judge's server, llama-cpp-python, has no binary wheel: it compiles for 3-8
 # minutes. It is compiled once per machine into a user-level folder that every clone and
@@ -96,6 +104,11 @@ $(STAMP_GAC): Makefile | $(BIN)/python
 	$(GAC_VENV)/bin/python -m pip install --quiet "$(GAC)" uv
 	touch $@
 
+$(STAMP_PRODUCERS): Makefile | $(BIN)/python
+	$(PYTHON) -m venv $(PRODUCERS_VENV)
+	$(PRODUCERS_VENV)/bin/python -m pip install --quiet $(foreach p,$(PRODUCERS),"$(p)")
+	touch $@
+
 $(STAMP_LITELLM): Makefile | $(BIN)/python
 	$(PYTHON) -m venv $(LITELLM_VENV)
 	$(LITELLM_VENV)/bin/python -m pip install --quiet "$(LITELLM)"
@@ -127,12 +140,13 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
-# the embedded judge's, the peers' (LiteLLM, graph-agents-cli) and the browser tests fail
-# rather than skip here: this target installs them all. The 30 slowest tests are listed at
-# the end: the suite must stay well under 15 minutes on 2 cores.
-unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) $(STAMP_GAC) browser
+# the embedded judge's, the peers' (LiteLLM, graph-agents-cli, the live trace producers) and
+# the browser tests fail rather than skip here: this target installs them all. The 30
+# slowest tests are listed at the end: the suite must stay well under 15 minutes on 2 cores.
+unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) $(STAMP_GAC) $(STAMP_PRODUCERS) browser
 	AGENTJUDGE_LOCAL_JUDGE_TESTS=required AGENTJUDGE_BROWSER_TESTS=required \
 	  AGENTJUDGE_LITELLM_TESTS=required AGENTJUDGE_GAC_TESTS=required \
+	  AGENTJUDGE_PRODUCERS_TESTS=required \
 	  AGENTJUDGE_PROJECT_PYTHON=$(GAC_PYTHON) $(BIN)/pytest --durations=30
 
 # the HTML report's tests open it in Debian's chromium, headless (Playwright drives it; its

@@ -35,6 +35,7 @@ from typing import Any
 
 from aiohttp import web
 
+from agentjudge.testing.agent_model import AgentScript, ScriptError, agent_reply
 from agentjudge.testing.mimic import Dialect, Refusal, dialect_for
 from agentjudge.testing.mimic.base import MODEL
 from agentjudge.testing.scripted import (
@@ -97,6 +98,10 @@ class Script:
     # steps scored in the shape the eval-hub-contrib provider asks of their job, not the
     # one asked (see `scripted.contrib_criteria`): a judge endpoint that serves its jobs
     contrib: bool = False
+    # the server also plays an agent's model (OpenAI chat completions, `agent_model`): a
+    # conversation whose first user message holds a script's phrase gets that script's
+    # turns, tool calls then an answer; every other request is judged as before
+    agent: tuple[AgentScript, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,9 @@ class LoggedRequest:
 
     body_sha256: str
     arrival: int  # the n-th arrival of this body the server took up (0: refused)
-    outcome: str  # "ok", "refused", "429_capacity", a fault or a malformed answer
+    # "ok", "agent" (a scripted agent turn), "refused", "429_capacity", a fault or a
+    # malformed answer
+    outcome: str
     body: dict[str, Any]  # {} when the body is not a JSON object
     path: str
     query: dict[str, str]
@@ -251,6 +258,10 @@ class JudgeServer:
             # refused before it reached the model: no arrival for faults to count
             self._record(call, 0, "refused", admitted.status)
             return _respond(admitted)
+        if script.agent:
+            played = self._play_agent(script.agent, call)
+            if played is not None:
+                return played
         with self._lock:
             self._arrivals[call.digest] += 1
             arrival = self._arrivals[call.digest]
@@ -280,6 +291,20 @@ class JudgeServer:
         finally:
             with self._lock:
                 self._in_flight -= 1
+
+    def _play_agent(
+        self, scripts: tuple[AgentScript, ...], call: _Call
+    ) -> web.StreamResponse | None:
+        """The scripted agent model's reply to an agent's request, None for any other."""
+        try:
+            reply = agent_reply(scripts, call.body or {})
+        except ScriptError as error:
+            self._record(call, 0, "refused", 400)
+            return _respond(self.dialect.error(400, str(error)))
+        if reply is None:
+            return None
+        self._record(call, 1, "agent", 200)
+        return web.json_response(reply)
 
     def _admit(self, call: _Call) -> Prompt | Refusal:
         """The request read for the scripted judge, or the mimicked API's refusal of it."""
