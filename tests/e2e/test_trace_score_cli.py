@@ -102,3 +102,30 @@ def test_scored_session_steps_point_back_to_their_lines(tmp_path: Path, name: st
     for step in (step for node in nodes for step in node["steps"]):
         assert isinstance(step["origin"]["line"], int)
         assert step["score"] is not None
+
+
+@pytest.mark.parametrize("folder", ["claude-code", "codex", "inspect"])
+def test_session_logs_convert_to_atif_that_validates(tmp_path: Path, folder: str) -> None:
+    out = tmp_path / "atif"
+    done = subprocess.run(
+        [sys.executable, "-m", "agentjudge", "convert", "traces",
+         str(FIXTURES / "traces" / folder), "--out", str(out)],
+        capture_output=True, text=True, timeout=110, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = sorted(out.glob("*.json"))
+    assert f"converted {len(written)} runs into" in done.stdout
+    checked = validate(out, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
+    assert f"{len(written)} roots: {len(written)} valid, 0 invalid" in checked.stdout
+
+
+def test_the_format_flag_names_every_format() -> None:
+    from typing import get_args
+
+    from agentjudge.cli.options import TraceFormat
+    from agentjudge.traces.formats import format_names
+
+    _, option = get_args(TraceFormat)
+    for name in format_names():
+        assert name in option.help

@@ -46,8 +46,9 @@ def convert_traces_command(
     to: Annotated[str, typer.Option("--to", help="The format to write: atif.")] = "atif",
     trace_format: TraceFormat = None,
 ) -> int:
-    """Convert OTLP GenAI and OpenInference trace files into ATIF: one validated document
-    per run (trace), OUT/<file>__<trace id>.json, subagents embedded.
+    """Convert trace files (OTLP GenAI, OpenInference, Claude Code, Codex, Inspect) into
+    ATIF: one validated document per run (a trace, a session, a sample),
+    OUT/<file>__<run>.json, subagents embedded.
 
     Exit 0: converted; 1: a file is not a readable trace (nothing written); 3: usage error.
     """

@@ -58,13 +58,16 @@ TEMPERATURE_HELP = "Judge temperature (0 makes samples agree by construction)"
 
 # --- validate
 
-Paths = Annotated[list[Path], typer.Argument(help="ATIF files or folders (searched recursively).")]
+Paths = Annotated[
+    list[Path],
+    typer.Argument(help="ATIF or trace files, or folders (searched recursively)."),
+]
 TraceFormat = Annotated[
     str | None,
     typer.Option(
         "--format",
-        help="Read every file in this format (atif, openinference, otlp-genai); "
-        "default: recognised by content.",
+        help="Read every file in this format (atif, openinference, otlp-genai, claude-code, "
+        "codex, inspect); default: recognised by content.",
     ),
 ]
 ValidateJson = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
