@@ -47,9 +47,9 @@ def test_each_judged_step_and_its_agent_become_one_event_on_their_span() -> None
     found = evaluations(traced_document())
     assert found == [
         Evaluation(
-            TRACE, TURN_SPAN, STEP_EVALUATION, 0.9, "pass", "The agent asked the right tool."
+            TRACE, TURN_SPAN, STEP_EVALUATION, 0.9, "pass", "The agent asked the right tool.", 1
         ),
-        Evaluation(TRACE, TOOL_SPAN, STEP_EVALUATION, 0.2, "fail", "It deleted the file."),
+        Evaluation(TRACE, TOOL_SPAN, STEP_EVALUATION, 0.2, "fail", "It deleted the file.", 2),
         Evaluation(
             TRACE,
             AGENT_SPAN,
@@ -64,6 +64,7 @@ def test_each_judged_step_and_its_agent_become_one_event_on_their_span() -> None
         "gen_ai.evaluation.score.value": 0.2,
         "gen_ai.evaluation.score.label": "fail",
         "gen_ai.evaluation.explanation": "It deleted the file.",
+        "agentjudge.step_id": 2,
     }
 
 

@@ -38,15 +38,21 @@ class Evaluation:
     label: str
     """`pass` or `fail`, by the run's failure threshold (an agent: whether it passed)."""
     explanation: str
+    step_id: int | None = None
+    """A step's id in its run (a user input and the model turn it led to share a span)."""
 
-    def attributes(self) -> dict[str, str | float]:
-        """The event's attributes, named as the GenAI semantic conventions name them."""
-        return {
+    def attributes(self) -> dict[str, str | float | int]:
+        """The event's attributes, named as the GenAI semantic conventions name them; a
+        step's id beside them, under our own prefix."""
+        found: dict[str, str | float | int] = {
             "gen_ai.evaluation.name": self.name,
             "gen_ai.evaluation.score.value": self.score,
             "gen_ai.evaluation.score.label": self.label,
             "gen_ai.evaluation.explanation": self.explanation,
         }
+        if self.step_id is not None:
+            found["agentjudge.step_id"] = self.step_id
+        return found
 
 
 def evaluations(results: ScoreResults) -> list[Evaluation]:
@@ -96,6 +102,7 @@ def _step(step: StepRecord, threshold: float) -> Evaluation:
         score=score,
         label="fail" if score < threshold else "pass",
         explanation=_shortened(step["rationale"]),
+        step_id=step["step_id"],
     )
 
 
