@@ -40,7 +40,8 @@ def test_a_url_that_is_no_receivers_is_exit_3_before_judging(tmp_path: Path) -> 
         )
         assert judge.log == []
     assert done.returncode == 3
-    assert "--otlp-evaluations" in done.stderr
+    assert "--otlp-evaluations 'localhost:4318' is not an OTLP/HTTP receiver's" in done.stderr
+    assert "http(s)://HOST:PORT" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "agentjudge-results.json").exists()
 
