@@ -10,6 +10,11 @@ STAMP_RUN := $(VENV)/.installed
 LITELLM_VENV := $(VENV)/peers/litellm
 LITELLM := litellm[proxy]==1.108.7
 STAMP_LITELLM := $(LITELLM_VENV)/.installed
+# Phoenix, a receiver of OTLP traces users run, for score --otlp-evaluations' test; in a
+# virtualenv of its own (860 MB, about 4 min to install on 2 busy cores)
+PHOENIX_VENV := $(VENV)/peers/phoenix
+PHOENIX := arize-phoenix==20.26.1
+STAMP_PHOENIX := $(PHOENIX_VENV)/.installed
 # graph-agents-cli (Python >= 3.12, < 3.14) and uv, for the drop-in tests; the projects it
 # scaffolds run on the same Python (uv may not download one here)
 GAC_VENV := $(VENV)/peers/graph-agents-cli
@@ -114,6 +119,11 @@ $(STAMP_LITELLM): Makefile | $(BIN)/python
 	$(LITELLM_VENV)/bin/python -m pip install --quiet "$(LITELLM)"
 	touch $@
 
+$(STAMP_PHOENIX): Makefile | $(BIN)/python
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install --quiet "$(PHOENIX)"
+	touch $@
+
 ## demo: install agentjudge with the embedded judge and score examples/ with it: a weak
 ## judge on this CPU, for offline use and smoke tests. It ends with a table of the roots and
 ## writes the results and their HTML report. The first run on a machine compiles
@@ -140,13 +150,14 @@ lint: $(STAMP_DEV)
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
 
-# the embedded judge's, the peers' (LiteLLM, graph-agents-cli, the live trace producers) and
-# the browser tests fail rather than skip here: this target installs them all. The 30
-# slowest tests are listed at the end: the suite must stay well under 15 minutes on 2 cores.
-unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) $(STAMP_GAC) $(STAMP_PRODUCERS) browser
+# the embedded judge's, the peers' (LiteLLM, graph-agents-cli, the live trace producers,
+# Phoenix) and the browser tests fail rather than skip here: this target installs them all.
+# The 30 slowest tests are listed at the end: the suite must stay well under 15 minutes.
+unit: $(STAMP_DEV) $(STAMP_LOCAL) $(STAMP_LITELLM) $(STAMP_GAC) $(STAMP_PRODUCERS) \
+  $(STAMP_PHOENIX) browser
 	AGENTJUDGE_LOCAL_JUDGE_TESTS=required AGENTJUDGE_BROWSER_TESTS=required \
 	  AGENTJUDGE_LITELLM_TESTS=required AGENTJUDGE_GAC_TESTS=required \
-	  AGENTJUDGE_PRODUCERS_TESTS=required \
+	  AGENTJUDGE_PRODUCERS_TESTS=required AGENTJUDGE_PHOENIX_TESTS=required \
 	  AGENTJUDGE_PROJECT_PYTHON=$(GAC_PYTHON) $(BIN)/pytest --durations=30
 
 # the HTML report's tests open it in Debian's chromium, headless (Playwright drives it; its

@@ -182,6 +182,14 @@ MlflowTrackingUri = Annotated[
 MlflowExperiment = Annotated[
     str, typer.Option("--mlflow-experiment", help="MLflow experiment name.")
 ]
+OtlpEvaluations = Annotated[
+    str | None,
+    _opt(
+        "--otlp-evaluations",
+        "Also send each verdict on a trace's span back as a gen_ai.evaluation.result "
+        "event, to this OTLP/HTTP receiver (its base URL, or its full /v1/logs URL).",
+    ),
+]
 ScoreHtml = Annotated[
     Path | None, _opt("--html", "Also write the HTML report of the results here.")
 ]

@@ -30,6 +30,7 @@ from agentjudge.cli.options import (
     MlflowExperiment,
     MlflowTrackingUri,
     NoCache,
+    OtlpEvaluations,
     PriceIn,
     PriceOut,
     Ray,
@@ -91,6 +92,7 @@ def score_command(
     ray_address: RayAddress = None,
     mlflow_tracking_uri: MlflowTrackingUri = None,
     mlflow_experiment: MlflowExperiment = "agentjudge",
+    otlp_evaluations: OtlpEvaluations = None,
     quiet: ScoreQuiet = False,
     aliased: dict[str, str] | None = None,  # the old flags given (see cli/aliases.py)
 ) -> int:
@@ -130,12 +132,23 @@ def score_command(
         raise UsageError(
             "no input: name trajectory files or folders (or trajectory_path in --config)"
         )
+    if otlp_evaluations:
+        from agentjudge.report.otlp_send import check_receiver_url
+
+        check_receiver_url(otlp_evaluations, "--otlp-evaluations")
     if dry_run:
         return run_dry_run(config, as_json, price_in, price_out)
     interactive = sys.stderr.isatty() and not quiet
     reads = [Named("the config file", config_file)] if config_file is not None else []
     return run_score(
-        config, interactive, quiet, mlflow_tracking_uri, mlflow_experiment, html, reads
+        config,
+        interactive,
+        quiet,
+        mlflow_tracking_uri,
+        mlflow_experiment,
+        html,
+        reads,
+        otlp_evaluations,
     )
 
 
@@ -200,9 +213,12 @@ def run_score(
     mlflow_experiment: str = "agentjudge",
     html: Path | None = None,
     reads: Sequence[Named] = (),
+    otlp_evaluations: str | None = None,
 ) -> int:
     """Run the job and report it; return the exit code. `reads`: files read besides the
-    job's own (its config file), which no output may overwrite.
+    job's own (its config file), which no output may overwrite. `otlp_evaluations`: an
+    OTLP/HTTP receiver the verdicts on traces' spans are sent to, after the results file
+    is written; one it does not take is a note, and the exit code stays the job's.
 
     On a terminal: a progress bar and a summary table; otherwise (CI) one summary line on
     stderr. Then, either way, a short table of the roots (score, passed, where each went
@@ -259,6 +275,8 @@ def run_score(
     if mlflow_uri:
         run_id = log_run(run.document, config, run.manifests, mlflow_uri, mlflow_experiment)
         console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
+    if otlp_evaluations:
+        _send_evaluations(run, otlp_evaluations, quiet, console)
     if interactive:
         summary_table(run.document, Console())
     elif not quiet:
@@ -271,6 +289,27 @@ def run_score(
             console.print(printable(f"HTML report: {html}"), markup=False, highlight=False)
     _print_notes(run, config, quiet, console)
     return _exit_code(run, config)
+
+
+def _send_evaluations(run: ScoreRun, url: str, quiet: bool, console: Console) -> None:
+    """The verdicts on traces' spans, to the receiver at `url`; what was sent in one
+    line, or why not in one warning (even with --quiet: the user asked for them)."""
+    from agentjudge.judge.secrets import redact_endpoint
+    from agentjudge.report.otlp_evaluations import evaluations
+    from agentjudge.report.otlp_send import send
+
+    def warn(text: str) -> None:
+        console.print(f"[yellow]warning:[/yellow] {escape(printable(text))}", highlight=False)
+
+    found = evaluations(run.document)
+    if not found:
+        if not quiet:
+            warn("no verdict is on a trace's span (ATIF input, or nothing judged): none sent")
+        return
+    delivery = send(found, url, warn)
+    if delivery.taken and not quiet:
+        shown = f"{len(found)} evaluations sent to {redact_endpoint(url)} {delivery.forms()}"
+        console.print(printable(shown), markup=False, highlight=False)
 
 
 def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Console) -> None:
