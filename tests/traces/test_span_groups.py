@@ -16,7 +16,7 @@ from agentjudge.errors import InputError
 from agentjudge.traces import otlp_genai
 from agentjudge.traces.otlp_spans import Placed
 from agentjudge.traces.span_groups import grouped
-from agentjudge.traces.span_runs import Agent, Call, Other, Spot, ToolRun, Turn
+from agentjudge.traces.span_runs import Agent, Call, Other, Role, Spot, ToolRun, Turn
 
 
 def _spot(trace: int, span: int, line: int, text: str = "") -> Spot:
@@ -45,7 +45,7 @@ def _chat(trace: int, span: int, text: str) -> dict[str, Any]:
 
 
 def test_every_role_comes_back_as_it_was_held() -> None:
-    roles = [
+    roles: list[Role] = [
         Agent("coder", "fix the test"),
         Agent("helper"),
         Turn("I will look", (Call("c1", "read", {"path": "a.py", "n": [1, 2.5, None]}),)),
@@ -54,7 +54,7 @@ def test_every_role_comes_back_as_it_was_held() -> None:
         ToolRun("rm", None, {}, "", "permission denied"),
         Other("not GenAI"),
     ]
-    spots = [
+    spots: list[Spot] = [
         Placed("t", f"s{n}", None if n == 0 else "s0", 10**18 + n, n + 1, role)
         for n, role in enumerate(roles)
     ]
