@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,16 @@ def test_many_traces_open_at_once_in_a_file_name_the_line(tmp_path: Path) -> Non
     assert problem.rule == "limit.max_trajectory_files"
     runs = otlp_genai.read(path, "many.jsonl", Limits(max_trajectory_files=30)).runs
     assert len(list(runs)) == 30
+
+
+def test_what_is_held_while_reading_does_not_grow_with_the_spans_content() -> None:
+    # 2,000 traces of one 10 kB span each, 20 MB in all, held until the file ends
+    spans = (_spot(trace, 1, trace, text=f"{trace}" + "z" * 10_000) for trace in range(2_000))
+    tracemalloc.start()
+    try:
+        first = next(grouped(spans, "x.jsonl", Limits()))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert first[1][0].role == Turn("0" + "z" * 10_000)
+    assert peak < 2_000_000, f"{peak:,} bytes held at the peak"
