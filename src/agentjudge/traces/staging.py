@@ -164,8 +164,8 @@ def _written(read: TraceFile, item: InputFile, folder: Path) -> list[InputFile]:
 
 
 def _json(document: dict[str, Any]) -> bytes:
-    """A run as JSON: orjson's, or, where it refuses a lone surrogate a trace escaped, json's
-    ASCII, which keeps it escaped (the loader says if it is bad)."""
+    """A run as JSON: orjson's, or json's ASCII where orjson refuses (a lone surrogate a
+    trace escaped stays escaped, and the loader says if it is bad; an integer past 64 bits)."""
     try:
         return orjson.dumps(document)
     except orjson.JSONEncodeError:
