@@ -18,6 +18,7 @@ from agentjudge.traces import otlp_genai
 from agentjudge.traces.otlp_spans import Placed
 from agentjudge.traces.span_groups import grouped
 from agentjudge.traces.span_runs import Agent, Call, Other, Role, Spot, ToolRun, Turn
+from agentjudge.traces.staging import stage
 
 
 def _spot(trace: int, span: int, line: int, text: str = "") -> Spot:
@@ -138,3 +139,15 @@ def test_what_is_held_while_reading_does_not_grow_with_the_spans_content() -> No
         tracemalloc.stop()
     assert first[1][0].role == Turn("0" + "z" * 10_000)
     assert peak < 2_000_000, f"{peak:,} bytes held at the peak"
+
+
+def test_runs_of_many_trace_files_past_the_limit_stop_before_the_next_file(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        lines = [_export_line([_chat(t, 0, "hi")]) for t in range(2)]
+        (tmp_path / f"{name}.jsonl").write_text("".join(lines))
+    with pytest.raises(InputError) as caught:
+        stage([tmp_path], Limits(max_trajectory_files=3))
+    (problem,) = caught.value.problems
+    assert problem.rule == "limit.max_trajectory_files"
+    # refused after the second file: the third was not read
+    assert problem.message.startswith("4 trajectories (runs of trace files counted)")

@@ -98,9 +98,15 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
             staged.inputs.append(_refused(item, exc.problems[0]))
             continue
         staged.inputs.extend(runs)
+        _check_count(staged, limits, paths)  # before the next file is read
         staged.converted.update(run.path for run in runs)
         if read.ignored:
             staged.ignored[item.display] = Left(read.ignored, read.unit)
+    _check_count(staged, limits, paths)
+    return staged
+
+
+def _check_count(staged: Staged, limits: Limits, paths: Sequence[str | Path]) -> None:
     if len(staged.inputs) > limits.max_trajectory_files:
         raise InputError(
             [
@@ -114,7 +120,6 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
                 )
             ]
         )
-    return staged
 
 
 def _detected(item: InputFile) -> tuple[Format | None, bool]:
