@@ -71,7 +71,7 @@ CASES: dict[str, tuple[Shape, dict[str, int], int, str]] = {
     ),
 }
 
-LIMIT = Limits().max_file_bytes
+LIMIT = Limits()
 
 
 def test_every_session_file_of_the_fixtures_is_a_case() -> None:
@@ -246,11 +246,11 @@ def test_a_line_longer_than_the_limit_is_refused_before_it_is_held(tmp_path: Pat
     name = "claude-code-2.1.332__sum-pass/83d3ec18-f7cd-4c69-92e8-3ba390c1e5ed.jsonl"
     longest = max(len(line) for line in (FOLDER / name).read_bytes().splitlines(keepends=True))
     with pytest.raises(InputError) as caught:
-        read(FOLDER / name, "session.jsonl", longest - 1)
+        read(FOLDER / name, "session.jsonl", Limits(max_file_bytes=longest - 1))
     (problem,) = caught.value.problems
     assert f"longer than max_file_bytes={longest - 1:,}" in str(problem)
     assert "raise --max-file-bytes" in str(problem)
-    assert read(FOLDER / name, "session.jsonl", longest).runs
+    assert read(FOLDER / name, "session.jsonl", Limits(max_file_bytes=longest)).runs
 
 
 def test_a_file_with_no_conversation_is_refused(tmp_path: Path) -> None:
@@ -271,4 +271,4 @@ def test_an_agent_file_linked_outside_the_session_folder_is_not_opened(tmp_path:
     (folder / "agent-99999999.jsonl").symlink_to(outside)
     got = read(folder / CODEMIE.split("/")[1], "s.jsonl", LIMIT)
     assert got.ignored["agent files outside the session's folder (not opened)"] == 1
-    assert len(got.runs[0].document["subagent_trajectories"]) == 2
+    assert len(next(iter(got.runs)).document["subagent_trajectories"]) == 2

@@ -16,7 +16,7 @@ from tests.traces.trees import TRACES, Shape, shape, steps, tool_counts, tree
 
 FOLDER = TRACES / "codex"
 
-LIMIT = Limits().max_file_bytes
+LIMIT = Limits()
 
 
 def _rollout(run: str, stamp: str, thread: str) -> str:
@@ -138,7 +138,7 @@ def test_a_parent_without_its_child_rollout_counts_it(tmp_path: Path) -> None:
     alone = tmp_path / Path(PARENT).name
     shutil.copy(FOLDER / PARENT, alone)
     got = read(alone, alone.name, LIMIT)
-    assert "subagent_trajectories" not in got.runs[0].document
+    assert "subagent_trajectories" not in next(iter(got.runs)).document
     assert got.ignored["subagent rollouts not found beside their parent's"] == 1
 
 

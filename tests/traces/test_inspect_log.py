@@ -47,7 +47,7 @@ SAMPLES: dict[str, tuple[Shape, dict[str, int], str | None]] = {
     ),
 }
 
-LIMIT = Limits().max_file_bytes
+LIMIT = Limits()
 
 
 @pytest.mark.parametrize("suffix", [".eval", ".json"])

@@ -391,6 +391,13 @@ def test_the_runs_of_trace_files_count_against_the_file_limit(tmp_path: Path) ->
     (tmp_path / "spans.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     done = agentjudge("validate", "--max-trajectory-files", "1", "spans.jsonl", cwd=tmp_path)
     assert done.returncode == 1
-    assert "2 trajectories (runs of trace files counted), more than max_trajectory_files=1" in (
-        done.stderr
+    # refused at the line the second trace starts, before the rest of the file is held
+    assert "spans.jsonl: line 2: trace " in done.stdout
+    assert "more than max_trajectory_files=1 traces in this file" in done.stdout
+    (tmp_path / "copy.jsonl").write_text((tmp_path / "spans.jsonl").read_text())
+    both = agentjudge(
+        "validate", "--max-trajectory-files", "3", "spans.jsonl", "copy.jsonl", cwd=tmp_path
+    )
+    assert "trajectories (runs of trace files counted), more than max_trajectory_files=3" in (
+        both.stderr
     )

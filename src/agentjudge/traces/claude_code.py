@@ -18,6 +18,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+from agentjudge.atif.limits import Limits
 from agentjudge.errors import InputError, Problem
 from agentjudge.traces.build import (
     Ignored,
@@ -82,9 +83,10 @@ class _Session:
         return self.chains[key]
 
 
-def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
+def read(path: Path, display: str, limits: Limits) -> TraceFile:
     """The session in `path` (with its subagents' files) as one ATIF run; no line of them
     longer than `max_file_bytes`."""
+    max_file_bytes = limits.max_file_bytes
     if _is_agent_meta(path):
         return TraceFile((), {"subagent meta files (read with their session)": 1}, "files")
     parent = parent_session(path)

@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from agentjudge.atif.limits import Limits
 from agentjudge.confine import resolve_inside
 from agentjudge.errors import InputError, Problem
 from agentjudge.traces.build import (
@@ -79,9 +80,10 @@ class _Thread:
     tasks: dict[str, str] = field(default_factory=dict)  # spawn call id -> its message
 
 
-def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
+def read(path: Path, display: str, limits: Limits) -> TraceFile:
     """The rollout in `path` (with its subagents' rollouts beside it) as one ATIF run; no
     line of them longer than `max_file_bytes`."""
+    max_file_bytes = limits.max_file_bytes
     ignored = Ignored()
     thread = _read_thread(path, display, None, ignored, max_file_bytes)
     if thread.parent_id is not None and _rollout_of(path.parent, thread.parent_id):

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from agentjudge.atif.limits import Limits
 from agentjudge.errors import InputError, Problem
 from agentjudge.files import read_capped
 from agentjudge.traces.build import Ignored, as_list
@@ -34,8 +35,9 @@ def sniff(path: Path, head: bytes) -> bool:
     return path.suffix == ".json" and bool(_JSON_SNIFF.match(head))
 
 
-def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
+def read(path: Path, display: str, limits: Limits) -> TraceFile:
     """Every sample of the log in `path` as one ATIF run."""
+    max_file_bytes = limits.max_file_bytes
     ignored = Ignored()
     runs = []
     samples = (

@@ -14,8 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_traces
+from agentjudge.atif.limits import Limits
+from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_spans
 from agentjudge.traces.read import Format, TraceFile
+from agentjudge.traces.span_groups import grouped
 from agentjudge.traces.span_runs import (
     Agent,
     Call,
@@ -38,9 +40,10 @@ def sniff(path: Path, head: bytes) -> bool:
     return is_otlp(head) and b'"gen_ai.operation.name"' in head
 
 
-def read(path: Path, display: str, max_file_bytes: int) -> TraceFile:
+def read(path: Path, display: str, limits: Limits) -> TraceFile:
     """Every trace of the file as one run (see `traces/span_runs.py`)."""
-    return read_runs(read_traces(path, display, max_file_bytes, classify), display, NAME)
+    spans = read_spans(path, display, limits.max_file_bytes, classify)
+    return read_runs(grouped(spans, display, limits), display, NAME)
 
 
 def classify(span: Span) -> Role:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import orjson
+
 from agentjudge.errors import InputError, Problem, clip
 from agentjudge.nesting import MAX_JSON_DEPTH, BoundedReader, TooDeep
 
@@ -78,22 +80,19 @@ def is_otlp(head: bytes) -> bool:
     return head.lstrip()[:1] == b"{" and RESOURCE_SPANS in head
 
 
-def read_traces(
+def read_spans(
     path: Path, display: str, max_file_bytes: int, classify: Callable[[Span], R]
-) -> dict[str, list[Placed[R]]]:
-    """Every span of an OTLP/JSON file, as `classify` makes it, grouped per trace id in the
-    order read.
+) -> Iterator[Placed[R]]:
+    """Every span of an OTLP/JSON file, as `classify` makes it, in the order read (grouped
+    per trace by `span_groups.grouped`).
 
     Raises `InputError` with one line naming the file and the line (or span) for input that
     is not OTLP/JSON, a span without ids or an end, or a single document over the limit.
     """
-    traces: dict[str, list[Placed[R]]] = {}
     for span in _spans(path, display, max_file_bytes):
-        placed = Placed(
+        yield Placed(
             span.trace_id, span.span_id, span.parent_id, span.start, span.line, classify(span)
         )
-        traces.setdefault(span.trace_id, []).append(placed)
-    return traces
 
 
 def _spans(path: Path, display: str, max_file_bytes: int) -> Iterator[Span]:
@@ -133,23 +132,47 @@ def _spans(path: Path, display: str, max_file_bytes: int) -> Iterator[Span]:
 
 def _whole_object(line: bytes) -> bool:
     try:
-        return isinstance(loads_bounded(line), dict)
+        return isinstance(_parsed_export(line), dict)
     except ValueError:  # TooDeep too: read whole, the line's problem is said there
         return False
 
 
 def loads_bounded(data: bytes | str) -> Any:
-    """`json.loads`, refusing (`TooDeep`) JSON nested deeper than `MAX_JSON_DEPTH`: the
-    parser, and whatever walks its result, would recurse past Python's stack."""
-    raw = data.encode() if isinstance(data, str) else data
-    BoundedReader(io.BytesIO(raw)).read()
-    return json.loads(raw)
+    """JSON text parsed, refusing (`TooDeep`) JSON nested deeper than `MAX_JSON_DEPTH`: what
+    walks the result, or writes it again inside an ATIF document, would recurse past
+    Python's stack. Text with no more brackets than the limit cannot nest deeper: most
+    attribute values are parsed without counting the levels."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH:
+        BoundedReader(io.BytesIO(raw)).read()
+    return _loads(raw)
+
+
+def _loads(raw: bytes) -> Any:
+    """orjson's parse, or json's where orjson refuses what json takes (a lone surrogate's
+    escape, NaN): a producer that truncated an emoji has not broken its export."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
+def _parsed_export(data: bytes) -> Any:
+    """One export parsed by orjson, which refuses more than 254 levels itself (and the
+    readers walk an export's attributes at most that deep); when it fails, the levels are
+    counted (too deep, `TooDeep`) before json tries (see `_loads`). Counting every line's
+    levels first would cost as much as parsing it."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        BoundedReader(io.BytesIO(data)).read()  # raises TooDeep when that was the fault
+        return json.loads(data)
 
 
 def _export(data: bytes, line: int, display: str) -> Iterator[Span]:
     where = f"line {line}"
     try:
-        doc = loads_bounded(data)
+        doc = _parsed_export(data)
     except TooDeep:
         raise _problem(
             display,

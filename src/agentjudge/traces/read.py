@@ -8,10 +8,12 @@ user can find it again in the tool that recorded it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agentjudge.atif.limits import Limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +32,12 @@ class TraceFile:
     """The runs read from one file, and what was not mapped, counted by kind.
 
     `ignored` is what `validate` names ("ignored 12 spans: 10 embeddings, 2 retrieval"):
-    a reader never drops a span, line or event without counting it here.
+    a reader never drops a span, line or event without counting it here. `runs` may be
+    built as they are taken (the span readers' are: one trace in memory at a time), may
+    raise `InputError` while taken, and is taken once; `ignored` is complete after.
     """
 
-    runs: tuple[Run, ...]
+    runs: Iterable[Run]
     ignored: Mapping[str, int] = field(default_factory=dict)
     unit: str = "spans"  # what `ignored` counts: spans, lines, events
 
@@ -43,11 +47,11 @@ class Format:
     """A format a trace file may be in: how to recognise it and how to read it.
 
     `sniff` gets the path and the file's first bytes; `read` gets the path, the name to
-    show for it and `max_file_bytes` (the most it may hold in memory at once: a whole
-    document, or one line of a line-per-record file), and raises `InputError` with one line
+    show for it and the limits (`max_file_bytes`: the most it may hold in memory at once, a
+    whole document, or one line of a line-per-record file), and raises `InputError` with one line
     naming the file, the line or span, and the fix.
     """
 
     name: str
     sniff: Callable[[Path, bytes], bool]
-    read: Callable[[Path, str, int], TraceFile]
+    read: Callable[[Path, str, Limits], TraceFile]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -87,16 +87,27 @@ Role = Agent | Turn | ToolRun | Other
 Spot = Placed[Role]
 
 
-def read_runs(traces: dict[str, list[Spot]], display: str, producer: str) -> TraceFile:
-    """One `Run` per trace that holds an agent or a model turn; the rest is counted."""
+def read_runs(traces: Iterable[tuple[str, list[Spot]]], display: str, producer: str) -> TraceFile:
+    """One `Run` per trace that holds an agent or a model turn; the rest is counted.
+
+    The runs are built as they are taken, one trace at a time (`TraceFile.runs`), so only
+    one trace's spans and document are in memory at once.
+    """
     ignored: Counter[str] = Counter()
-    runs = []
-    for trace_id, spans in traces.items():
+    return TraceFile(_runs(traces, display, producer, ignored), ignored)
+
+
+def _runs(
+    traces: Iterable[tuple[str, list[Spot]]], display: str, producer: str, ignored: Counter[str]
+) -> Iterator[Run]:
+    found = False
+    for trace_id, spans in traces:
         builder = _TraceBuilder(trace_id, spans, display, ignored)
         document = builder.document(producer)
         if document is not None:
-            runs.append(Run(trace_id, document))
-    if not runs:
+            found = True
+            yield Run(trace_id, document)
+    if not found:
         raise InputError(
             [
                 Problem(
@@ -108,7 +119,6 @@ def read_runs(traces: dict[str, list[Spot]], display: str, producer: str) -> Tra
                 )
             ]
         )
-    return TraceFile(tuple(runs), dict(ignored))
 
 
 def _counts(ignored: Counter[str]) -> str:

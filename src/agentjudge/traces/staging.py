@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from agentjudge.atif.discover import InputFile, discover
 from agentjudge.atif.limits import Limits
 from agentjudge.atif.node import Node
@@ -88,17 +90,23 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
         if fmt is None:
             staged.inputs.append(item if forced is not None else _atif_or_problem(item, otlp))
             continue
+        work = work or _work_folder()
         try:
-            read = fmt.read(item.path, item.display, limits.max_file_bytes)
-        except InputError as exc:
+            read = fmt.read(item.path, item.display, limits)
+            runs = _written(read, item, work / str(index))
+        except InputError as exc:  # the span readers read the file while runs are taken
             staged.inputs.append(_refused(item, exc.problems[0]))
             continue
-        work = work or _work_folder()
-        runs = _written(read, item, work / str(index))
         staged.inputs.extend(runs)
+        _check_count(staged, limits, paths)  # before the next file is read
         staged.converted.update(run.path for run in runs)
         if read.ignored:
             staged.ignored[item.display] = Left(read.ignored, read.unit)
+    _check_count(staged, limits, paths)
+    return staged
+
+
+def _check_count(staged: Staged, limits: Limits, paths: Sequence[str | Path]) -> None:
     if len(staged.inputs) > limits.max_trajectory_files:
         raise InputError(
             [
@@ -112,7 +120,6 @@ def stage(paths: Sequence[str | Path], limits: Limits, forced: str | None = None
                 )
             ]
         )
-    return staged
 
 
 def _detected(item: InputFile) -> tuple[Format | None, bool]:
@@ -156,10 +163,18 @@ def _written(read: TraceFile, item: InputFile, folder: Path) -> list[InputFile]:
     inputs = []
     for number, run in enumerate(read.runs, start=1):
         path = folder / f"run-{number}.json"
-        # ASCII: a lone surrogate a trace escaped stays escaped (the loader says if it is bad)
-        path.write_text(json.dumps(run.document), encoding="ascii")
+        path.write_bytes(_json(run.document))
         inputs.append(InputFile(path, folder, f"{item.display}:{run.name}"))
     return inputs
+
+
+def _json(document: dict[str, Any]) -> bytes:
+    """A run as JSON: orjson's, or json's ASCII where orjson refuses (a lone surrogate a
+    trace escaped stays escaped, and the loader says if it is bad; an integer past 64 bits)."""
+    try:
+        return orjson.dumps(document)
+    except orjson.JSONEncodeError:
+        return json.dumps(document).encode("ascii")
 
 
 def _work_folder() -> Path:
