@@ -47,7 +47,7 @@ from agentjudge.cases.outcome.intervals import rate_intervals
 from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
 from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
-from agentjudge.files import check_writable
+from agentjudge.files import check_writable, read_json
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import MAX_SAMPLES, temperature_note
 from agentjudge.judge.store import default_store_path
@@ -62,7 +62,6 @@ from agentjudge.results.grade import (
     GradeJudge,
     GradeResults,
     GradeSummary,
-    read_grade_results,
 )
 from agentjudge.trust.intervals import Bootstrap
 
@@ -108,8 +107,10 @@ class GradeRun:
     flagged: list[CaseResult] = field(default_factory=list)  # first FLAGGED_KEPT
 
     def read_document(self) -> GradeResults:
-        """The whole results document, every case's record included, read from its file."""
-        return read_grade_results(self.output)
+        """The whole results document, every case's record included, read from its file
+        (this run wrote it: not checked again)."""
+        document: GradeResults = read_json(self.output, "results file")
+        return document
 
 
 # The judge's counters in `judge_usage`, in its order (see `ClientStats.as_dict`).
