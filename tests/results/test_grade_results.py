@@ -78,6 +78,7 @@ def _with(document: dict[str, Any], value: Any, *keys: str | int) -> dict[str, A
     [
         ([], "the top level: Input should be a valid dictionary (it is [])"),
         (_without(golden(), "cases"), "cases: Field required"),
+        ({**golden(), "schema": 1}, "schema: Input should be 'agentjudge.grade/v1' (it is 1)"),
         (_without(golden(), "summary", "exit_code"), "summary.exit_code: Field required"),
         (_with(golden(), [3], "cases"), "cases[0]: Input should be a valid dictionary (it is 3)"),
         (_without(golden(), "cases", 0, "id"), "cases[0].id: Field required"),

@@ -73,7 +73,7 @@ class Contract(Generic[T]):
 
         what = f"{source}: not a valid {self.schema} results file"
         schema = document.get("schema", self.schema) if isinstance(document, dict) else None
-        if schema is not None and schema != self.schema:
+        if isinstance(schema, str) and schema != self.schema:  # else the types say what it is
             raise UsageError(
                 f"{what}: schema: {clip(repr(schema), 60)} is a version this agentjudge does "
                 "not read; upgrade agentjudge"
