@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from agentjudge.cases import judging  # its judge calls and runner: imported when needed
 from agentjudge.cases.judging.identity import Judged, JudgingOptions, resolve_identity
@@ -114,7 +114,7 @@ class GradeRun:
 
 
 # The judge's counters in `judge_usage`, in its order (see `ClientStats.as_dict`).
-USAGE = (
+Usage = Literal[
     "calls",
     "cache_hits",
     "store_rejected",
@@ -123,7 +123,8 @@ USAGE = (
     "protocol_errors",
     "input_tokens",
     "output_tokens",
-)
+]
+USAGE: tuple[Usage, ...] = get_args(Usage)
 # The first cases not passed that a run keeps for its console summary (which shows as many,
 # `report/grade_console.py`); the others are only in the results file.
 FLAGGED_KEPT = 20
