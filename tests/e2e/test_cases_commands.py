@@ -57,7 +57,7 @@ def test_compare_analyze_and_report_refuse_a_file_that_is_not_results(tmp_path: 
     ):
         done = run(tmp_path, *command)
         assert done.returncode == 3, command
-        assert done.stderr.startswith(("error: results file a.json: ", "error: a.json: "))
+        assert done.stderr.startswith("error: a.json: not a valid agentjudge.grade/v1 results ")
         assert said in done.stderr, command
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not (tmp_path / "r.html").exists()
@@ -77,8 +77,8 @@ def test_compare_reads_results_without_schema_and_refuses_a_later_one(tmp_path: 
     done = run(tmp_path, "compare", "before.json", "later.json")
     assert (done.returncode, done.stderr) == (
         3,
-        "error: results file later.json: schema: 'agentjudge.grade/v2' is not a version this "
-        "agentjudge reads ('agentjudge.grade/v1'); upgrade agentjudge\n",
+        "error: later.json: not a valid agentjudge.grade/v1 results file: schema: "
+        "'agentjudge.grade/v2' is a version this agentjudge does not read; upgrade agentjudge\n",
     )
 
 

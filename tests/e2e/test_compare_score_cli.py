@@ -120,7 +120,7 @@ def test_another_judge_or_prompt_version_is_refused(tmp_path: Path, server: Judg
     assert "atif_prompt_version differs (older vs " in run.stderr
 
 
-@pytest.mark.results_edited  # a stand-in grade file, not a whole one
+@pytest.mark.results_edited  # its grade results are a stub: only their kind counts
 def test_a_score_and_a_grade_result_do_not_mix(tmp_path: Path, server: JudgeServer) -> None:
     a = scored(tmp_path, server, [0.5], "a")
     (tmp_path / "grade.json").write_text(json.dumps({"cases": [], "summary": {}}))

@@ -321,11 +321,11 @@ def test_report_rejects_what_is_not_a_results_file(tmp_path: Path) -> None:
     expected = {
         "bad.json": "error: results file bad.json is not valid JSON: unexpected character, "
         "expected a string key: line 1 column 2 (char 1); fix the file",
-        "list.json": "error: list.json: not an agentjudge results file: the top level is not a "
-        "JSON object; pass the results file of agentjudge score or agentjudge grade",
-        "other.json": "error: other.json: not an agentjudge results file: schema "
-        "'agentjudge.score/v2' is not supported (this agentjudge reads 'agentjudge.score/v1'); "
-        "pass the results file of agentjudge score or agentjudge grade",
+        "list.json": "error: list.json: not an agentjudge results file: neither score results "
+        "(schema agentjudge.score/v1) nor grade results (cases, summary); pass the results file "
+        "of agentjudge score or agentjudge grade",
+        "other.json": "error: other.json: not a valid agentjudge.score/v1 results file: schema: "
+        "'agentjudge.score/v2' is a version this agentjudge does not read; upgrade agentjudge",
         "missing.json": "error: results file not found: missing.json",
     }
     for name, message in expected.items():

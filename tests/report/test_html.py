@@ -15,16 +15,10 @@ import pytest
 
 from agentjudge.errors import UsageError
 from agentjudge.files import write_text_atomic
-from agentjudge.report.html import (
-    NotAResultsDocument,
-    render_html,
-    report_kind,
-    report_view,
-    script_json,
-)
+from agentjudge.report.html import results_page, score_page, script_json
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
-from agentjudge.results.grade import grade_results
+from agentjudge.results.grade import GRADE
 from agentjudge.results.score import JobError, ScoreResults
 from tests.conftest import FIXTURES
 from tests.results.documents import judge_score, node, step, tree
@@ -92,26 +86,31 @@ def embedded_data(page: str) -> Any:
     return json.loads(match.group(1))
 
 
-def test_the_two_formats_are_told_apart_by_their_keys() -> None:
-    assert report_kind(score_document()) == "score"
-    assert report_kind(grade_document()) == "grade"
+def test_a_file_is_read_by_its_kind_and_checked_against_its_contract() -> None:
+    assert embedded_data(results_page(score_document(), "r.json")) == score_view(score_document())
+    grade = GRADE.check(grade_document(), "r.json")
+    assert embedded_data(results_page(grade_document(), "r.json")) == grade_view(grade)
+    no_exit_code = grade_document()
+    del no_exit_code["summary"]["exit_code"]
+    neither = "r.json: not an agentjudge results file: neither score results"
     for bad, message in [
-        ([1, 2], "the top level is not a JSON object"),
-        ({**score_document(), "schema": "agentjudge.score/v9"}, "'agentjudge.score/v9' is not"),
-        ({"cases": [], "summary": {"passed": 1}}, "summary.exit_code: missing"),
-        ({"hello": "world"}, "neither scoring results"),
+        ([1, 2], neither),
+        ({"hello": "world"}, neither),
+        ({"schema": "agentjudge.calibration/v1"}, neither),
+        ({**score_document(), "schema": "agentjudge.score/v9"}, "schema: 'agentjudge.score/v9' is"),
+        (no_exit_code, "grade/v1 results file: summary.exit_code: Field required"),
     ]:
-        with pytest.raises(NotAResultsDocument, match=re.escape(message)):
-            report_kind(bad)
+        with pytest.raises(UsageError, match=re.escape(message)):
+            results_page(bad, "r.json")
 
 
 def test_score_results_that_break_their_contract_are_one_usage_error() -> None:
     broken: dict[str, Any] = {**score_document(), "trajectories": None}
     with pytest.raises(UsageError) as caught:
-        report_view(broken, "old.json")
+        results_page(broken, "old.json")
     assert str(caught.value) == (
         "old.json: not a valid agentjudge.score/v1 results file: trajectories: Input should be "
-        "a valid list; pass a results file written by `agentjudge score` "
+        "a valid list (it is None); pass a results file written by `agentjudge score` "
         "(agentjudge.score/v1), unmodified"
     )
     assert caught.value.exit_code == 3
@@ -150,21 +149,23 @@ def evil_grade_document() -> dict[str, Any]:
     return document
 
 
-@pytest.mark.parametrize("build", [evil_score_document, evil_grade_document])
-def test_untrusted_strings_reach_the_page_only_as_escaped_data(build: Any) -> None:
+@pytest.mark.parametrize(
+    ("build", "view"), [(evil_score_document, score_view), (evil_grade_document, grade_view)]
+)
+def test_untrusted_strings_reach_the_page_only_as_escaped_data(build: Any, view: Any) -> None:
     document = build()
-    page = render_html(document, "results.json")
+    page = results_page(document, "results.json")
     assert len(re.findall(r"<script", page, re.IGNORECASE)) == 2  # the data and our code
     assert "<img" not in page
     assert "<!--" not in page
     assert "</script>" not in page.split('id="report-data">', 1)[1].split("</script>", 1)[0]
-    assert embedded_data(page) == report_view(document, "results.json")  # nothing lost
+    assert embedded_data(page) == view(document)  # nothing lost
     shown = json.dumps(embedded_data(page))
     assert all(json.dumps(text)[1:-1] in shown for text in EVIL)
 
 
 def test_the_policy_allows_exactly_the_inline_script_and_style() -> None:
-    page = render_html(score_document(), "results.json")
+    page = score_page(score_document())
     found = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
     assert found is not None
     policy = html.unescape(found.group(1))
@@ -255,7 +256,7 @@ def test_an_empty_or_failed_run_still_renders() -> None:
     view = score_view(document)
     assert (view["roots"], view["trees"], view["categories"]) == ([], [], [])
     assert (view["status"], view["error"]) == ("failed", "all_roots_failed")
-    assert embedded_data(render_html(document, "results.json")) == view
+    assert embedded_data(score_page(document)) == view
 
 
 def test_categories_are_counted_over_every_node_in_a_fixed_order() -> None:
@@ -269,7 +270,7 @@ def test_categories_are_counted_over_every_node_in_a_fixed_order() -> None:
 
 
 def test_grade_view_of_a_real_results_file() -> None:
-    document = grade_results(grade_document())
+    document = GRADE.check(grade_document(), "r.json")
     view = grade_view(document)
     assert (view["exit_code"], view["verdict"]) == (2, "incomplete run")
     counts = {c["status"]: c["count"] for c in view["counts"]}
@@ -286,7 +287,7 @@ def test_grade_view_of_a_real_results_file() -> None:
 
 
 def test_grade_view_with_no_cases_and_notes() -> None:
-    document = grade_results(copy.deepcopy(grade_document()))
+    document = GRADE.check(copy.deepcopy(grade_document()), "r.json")
     document["cases"] = [{**document["cases"][1], "judge_notes": ["tool result cut"]}]
     view = grade_view(document)
     assert view["cases"][0]["notes"] == ["tool result cut"]

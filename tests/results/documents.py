@@ -7,19 +7,19 @@ from __future__ import annotations
 from typing import Any, cast
 
 from agentjudge.results.grade import (
+    GRADE,
     STATUSES,
     CaseResult,
     GradeResults,
     JudgeScore,
     QualityResult,
-    grade_results,
 )
 from agentjudge.results.score import (
+    SCORE,
     NodeRecord,
     ScoreResults,
     StepRecord,
     TrajectoryRecord,
-    score_results,
 )
 
 RUBRIC = {
@@ -101,7 +101,7 @@ def score_document(trees: list[TrajectoryRecord], **fields: Any) -> ScoreResults
         "failure_categories": {}, "step_errors": {}, "incomplete": [],
         "training_threshold": None, "trajectories": trees, **fields,
     }  # fmt: skip
-    return score_results(document, "the test's document")
+    return SCORE.check(document, "the test's document")
 
 
 def judge_score(score: float | None, threshold: float = 3.0, **more: Any) -> JudgeScore:
@@ -190,4 +190,4 @@ def document(
         "cases": cases,
         **more,
     }
-    return grade_results(data)
+    return GRADE.check(data, "the test's document")

@@ -20,16 +20,17 @@ from typing import Any
 import jsonschema
 import orjson
 
-from agentjudge.results.schemas import Contract, contract_for
+from agentjudge.results.contract import Contract
+from agentjudge.results.schemas import contract_for, file_name
 from tests.conftest import REPO
 
 MAX_BYTES = 64 * 1024 * 1024  # larger JSON files are no test's results
 
 
 @cache
-def validator(contract: Contract) -> jsonschema.protocols.Validator:
+def validator(contract: Contract[Any]) -> jsonschema.protocols.Validator:
     """The committed schema's validator (the file users read, not the types behind it)."""
-    schema = json.loads((REPO / "docs" / "schemas" / contract.file_name).read_text())
+    schema = json.loads((REPO / "docs" / "schemas" / file_name(contract)).read_text())
     return jsonschema.validators.validator_for(schema)(schema)
 
 
@@ -82,7 +83,7 @@ class ResultsFiles:
         self.checked[contract.name] += 1
         return [
             f"{path}: {'/'.join(map(str, error.absolute_path)) or '(top)'}: {error.message} "
-            f"(docs/schemas/{contract.file_name})"
+            f"(docs/schemas/{file_name(contract)})"
             for error in validator(contract).iter_errors(document)
         ]
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agentjudge.errors import EXIT_USAGE, UsageError
-from agentjudge.results.grade import GRADE_SCHEMA, grade_results, read_grade_results
+from agentjudge.results.grade import GRADE, GRADE_SCHEMA
 from tests.conftest import FIXTURES
 
 GOLDEN = FIXTURES / "graph-agents-cli" / "golden"
@@ -35,24 +35,24 @@ def test_a_file_without_schema_reads_as_written(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert '"schema"' not in text  # graph-agents-cli 0.3.1 wrote it
     # the same values, types (a 3 stays 3, not 3.0) and key order
-    assert json.dumps(read_grade_results(path)) == json.dumps(json.loads(text))
+    assert json.dumps(GRADE.read(path)) == json.dumps(json.loads(text))
 
 
 def test_a_file_of_this_version_reads_and_an_int_threshold_stays_an_int() -> None:
     document = {**golden(), "schema": GRADE_SCHEMA}
     document["cases"][1]["judge_scores"]["task_success"]["threshold"] = 3
-    assert json.dumps(grade_results(copy.deepcopy(document))) == json.dumps(document)
+    assert json.dumps(GRADE.check(copy.deepcopy(document), "r.json")) == json.dumps(document)
 
 
 def _bad(document: Any, tmp_path: Path) -> str:
     path = tmp_path / "results.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(UsageError) as caught:
-        read_grade_results(path)
+        GRADE.read(path)
     assert caught.value.exit_code == EXIT_USAGE
     text = str(caught.value)
     assert "\n" not in text
-    prefix = f"results file {path}: "
+    prefix = f"{path}: not a valid agentjudge.grade/v1 results file: "
     assert text.startswith(prefix)
     return text.removeprefix(prefix)
 
@@ -78,6 +78,7 @@ def _with(document: dict[str, Any], value: Any, *keys: str | int) -> dict[str, A
     [
         ([], "the top level: Input should be a valid dictionary (it is [])"),
         (_without(golden(), "cases"), "cases: Field required"),
+        ({**golden(), "schema": 1}, "schema: Input should be 'agentjudge.grade/v1' (it is 1)"),
         (_without(golden(), "summary", "exit_code"), "summary.exit_code: Field required"),
         (_with(golden(), [3], "cases"), "cases[0]: Input should be a valid dictionary (it is 3)"),
         (_without(golden(), "cases", 0, "id"), "cases[0].id: Field required"),
@@ -114,15 +115,15 @@ def test_a_file_that_does_not_match_is_one_line_naming_the_field(
 def test_a_later_schema_asks_for_a_later_agentjudge(tmp_path: Path) -> None:
     document = {**golden(), "schema": "agentjudge.grade/v2"}
     assert _bad(document, tmp_path) == (
-        "schema: 'agentjudge.grade/v2' is not a version this agentjudge reads "
-        "('agentjudge.grade/v1'); upgrade agentjudge"
+        "schema: 'agentjudge.grade/v2' is a version this agentjudge does not read; "
+        "upgrade agentjudge"
     )
 
 
 def test_not_json_and_no_file_are_usage_errors(tmp_path: Path) -> None:
     (path := tmp_path / "results.json").write_text("{not json")
     with pytest.raises(UsageError, match="is not valid JSON"):
-        read_grade_results(path)
+        GRADE.read(path)
     with pytest.raises(UsageError) as caught:
-        read_grade_results(tmp_path / "nope.json")
+        GRADE.read(tmp_path / "nope.json")
     assert str(caught.value) == f"results file not found: {tmp_path / 'nope.json'}"

@@ -16,7 +16,7 @@ import pytest
 
 from agentjudge.errors import EXIT_USAGE, UsageError
 from agentjudge.results.contract import field_path
-from agentjudge.results.score import score_results
+from agentjudge.results.score import SCORE
 from agentjudge.testing import JudgeServer
 from tests.e2e.test_score_cli import tree
 
@@ -31,7 +31,7 @@ def written() -> dict[str, Any]:
 
 def refused(document: Any) -> str:
     with pytest.raises(UsageError) as caught:
-        score_results(document, "old.json")
+        SCORE.check(document, "old.json")
     assert caught.value.exit_code == EXIT_USAGE
     message = str(caught.value)
     assert "\n" not in message
@@ -40,7 +40,7 @@ def refused(document: Any) -> str:
 
 def test_a_file_score_wrote_loads_as_it_was_read() -> None:
     document = written()
-    loaded = score_results(document, "score-results.json")
+    loaded = SCORE.check(document, "score-results.json")
     assert loaded is document  # the values as in the file: no 1 turned into 1.0
     assert loaded["trajectories"][1]["nodes"][1]["parent_step_id"] == 3
 
@@ -60,7 +60,7 @@ def test_what_score_writes_now_loads(tmp_path: Path) -> None:
         })  # fmt: skip
         run = score_trajectories(config)
     on_disk = json.loads((tmp_path / "out.json").read_text())
-    assert score_results(on_disk, "out.json") == run.document
+    assert SCORE.check(on_disk, "out.json") == run.document
     step = on_disk["trajectories"][0]["nodes"][0]["steps"][0]
     assert set(step) >= {"samples", "spread", "stdev", "unstable"}  # NotRequired keys too
 
@@ -79,16 +79,19 @@ def test_a_renamed_field_is_refused_naming_it() -> None:
     ("change", "where", "problem"),
     [
         (lambda d: d["judge"].update(endpoint_url="x"), "judge.endpoint_url",
-         "Extra inputs are not permitted"),
+         "Extra inputs are not permitted (it is 'x')"),
         (lambda d: d["metrics"].update(atif_trajectory_count="3"), "metrics.atif_trajectory_count",
-         "Input should be a valid integer"),
+         "Input should be a valid integer (it is '3')"),
         (lambda d: d["trajectories"][0]["nodes"][0].update(passed=1),
-         "trajectories[0].nodes[0].passed", "Input should be a valid boolean"),
+         "trajectories[0].nodes[0].passed", "Input should be a valid boolean (it is 1)"),
         (lambda d: d["trajectories"][0]["nodes"][0]["steps"][0].update(truncated=None),
-         "trajectories[0].nodes[0].steps[0].truncated", "Input should be a valid boolean"),
-        (lambda d: d.update(status="done"), "status", "Input should be 'succeeded' or 'failed'"),
-        (lambda d: d.update(schema="agentjudge.score/v2"), "schema",
-         "Input should be 'agentjudge.score/v1'"),
+         "trajectories[0].nodes[0].steps[0].truncated",
+         "Input should be a valid boolean (it is None)"),
+        (lambda d: d.update(status="done"), "status",
+         "Input should be 'succeeded' or 'failed' (it is 'done')"),
+        (lambda d: d["trajectories"][0]["nodes"][0]["steps"][0].update(score="0.5"),
+         "trajectories[0].nodes[0].steps[0].score",
+         "Input should be a valid number (it is '0.5')"),
         (lambda d: d.pop("trajectories"), "trajectories", "Field required"),
     ],
 )  # fmt: skip
@@ -101,8 +104,18 @@ def test_each_kind_of_difference_is_one_line(change: Any, where: str, problem: s
 
 
 def test_what_is_not_an_object_is_refused_at_the_top() -> None:
-    assert refused([1, 2]).startswith("old.json: not a valid agentjudge.score/v1 results file: "
-                                      "(top): Input should be a valid dictionary")  # fmt: skip
+    assert refused([1, 2]) == (
+        "old.json: not a valid agentjudge.score/v1 results file: the top level: Input should be "
+        f"a valid dictionary (it is [1, 2]); {FIX}"
+    )
+
+
+def test_a_later_version_asks_for_a_later_agentjudge() -> None:
+    document = {**written(), "schema": "agentjudge.score/v2"}
+    assert refused(document) == (
+        "old.json: not a valid agentjudge.score/v1 results file: schema: "
+        "'agentjudge.score/v2' is a version this agentjudge does not read; upgrade agentjudge"
+    )
 
 
 def test_a_refused_file_is_never_changed() -> None:
@@ -113,8 +126,15 @@ def test_a_refused_file_is_never_changed() -> None:
     assert document == before
 
 
-def test_field_paths_read_as_in_jq() -> None:
-    assert (
-        field_path(("trajectories", 0, "nodes", 12, "steps")) == "trajectories[0].nodes[12].steps"
+def test_field_paths_read_as_in_jq_without_a_union_member_s_tag() -> None:
+    document = {"trajectories": [{"nodes": [{"steps": "x"}]}]}
+
+    def at(*loc: str | int, kind: str = "list_type") -> str:
+        return field_path(document, {"type": kind, "loc": loc, "msg": "", "input": None})
+
+    assert at("trajectories", 0, "nodes", 0, "steps") == "trajectories[0].nodes[0].steps"
+    assert at("trajectories", 0, "nodes", 0, "steps", "list[float]") == (
+        "trajectories[0].nodes[0].steps"
     )
-    assert field_path(()) == "(top)"
+    assert at("trajectories", 0, "nodes", 0, "id", kind="missing") == "trajectories[0].nodes[0].id"
+    assert at() == "the top level"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from agentjudge.cases import judging  # its judge calls and runner: imported when needed
 from agentjudge.cases.judging.identity import Judged, JudgingOptions, resolve_identity
@@ -47,7 +47,7 @@ from agentjudge.cases.outcome.intervals import rate_intervals
 from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
 from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
-from agentjudge.files import check_writable
+from agentjudge.files import check_writable, read_json
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import MAX_SAMPLES, temperature_note
 from agentjudge.judge.store import default_store_path
@@ -62,7 +62,6 @@ from agentjudge.results.grade import (
     GradeJudge,
     GradeResults,
     GradeSummary,
-    read_grade_results,
 )
 from agentjudge.trust.intervals import Bootstrap
 
@@ -108,12 +107,14 @@ class GradeRun:
     flagged: list[CaseResult] = field(default_factory=list)  # first FLAGGED_KEPT
 
     def read_document(self) -> GradeResults:
-        """The whole results document, every case's record included, read from its file."""
-        return read_grade_results(self.output)
+        """The whole results document, every case's record included, read from its file
+        (this run wrote it: not checked again)."""
+        document: GradeResults = read_json(self.output, "results file")
+        return document
 
 
 # The judge's counters in `judge_usage`, in its order (see `ClientStats.as_dict`).
-USAGE = (
+Usage = Literal[
     "calls",
     "cache_hits",
     "store_rejected",
@@ -122,7 +123,8 @@ USAGE = (
     "protocol_errors",
     "input_tokens",
     "output_tokens",
-)
+]
+USAGE: tuple[Usage, ...] = get_args(Usage)
 # The first cases not passed that a run keeps for its console summary (which shows as many,
 # `report/grade_console.py`); the others are only in the results file.
 FLAGGED_KEPT = 20

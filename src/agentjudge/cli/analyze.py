@@ -19,14 +19,14 @@ def analyze_command(results: ResultsFile = None, top_k: TopK = None) -> int:
     The analysis is saved as artifacts/analysis_<ts>.json."""
     from agentjudge.cases.outcome import analysis_path, analyze_results
     from agentjudge.report.grade_analysis_console import render_analysis
-    from agentjudge.results.grade import read_grade_results
+    from agentjudge.results.grade import GRADE
 
     root = find_root()
     if results is not None and not results.exists() and root is not None:
         results = root / results
     path = results or _newest_results(root)
     now = datetime.now().astimezone()
-    report = analyze_results(read_grade_results(path), str(path), now)
+    report = analyze_results(GRADE.read(path), str(path), now)
     target = analysis_path(root or Path.cwd(), now)
     write_atomic(target, report, indent=2)
     render_analysis(report, Console(soft_wrap=True), top_k, target.resolve())

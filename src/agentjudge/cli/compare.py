@@ -50,11 +50,11 @@ def compare_command(
         )  # fmt: skip
     from agentjudge.cases.outcome import compare_exit_code, compare_results
     from agentjudge.report.grade_compare_console import render_compare
-    from agentjudge.results.grade import check_grade_results
+    from agentjudge.results.grade import GRADE
 
     report = compare_results(
-        check_grade_results(documents[0], baseline),
-        check_grade_results(documents[1], candidate),
+        GRADE.check(documents[0], str(baseline)),
+        GRADE.check(documents[1], str(candidate)),
         baseline.name,
         candidate.name,
     )
@@ -80,13 +80,13 @@ def _compare_scores(
         score_compare_json,
     )
     from agentjudge.report.score_compare_console import render_score_compare
-    from agentjudge.results.score import score_results
+    from agentjudge.results.score import SCORE
     from agentjudge.trust.intervals import Bootstrap
 
     seed, resamples = bootstrap
     report = compare_score_results(
-        score_results(documents[0], str(paths[0])),
-        score_results(documents[1], str(paths[1])),
+        SCORE.check(documents[0], str(paths[0])),
+        SCORE.check(documents[1], str(paths[1])),
         (paths[0].name, paths[1].name),
         allow_incomparable=allow_incomparable,
         significance=significance,

@@ -45,9 +45,8 @@ from agentjudge.cli.options import (
     NoCache,
     Traces,
 )
-from agentjudge.cli.report import write_html_report
 from agentjudge.collisions import Named
-from agentjudge.files import check_writable
+from agentjudge.files import check_writable, write_text_atomic
 from agentjudge.printable import printable
 
 if TYPE_CHECKING:
@@ -164,7 +163,9 @@ def _report(
         if junit is not None:
             write_junit(junit, document)
         if html is not None:
-            write_html_report(document, html, run.output, "--html")
+            from agentjudge.report.html import grade_page  # its modules only when asked
+
+            write_text_atomic(html, grade_page(document), "--html", "the HTML report")
     if not quiet and run.stats is not None and run.stats.store_hits:
         from agentjudge.judge.store import store_line
 

@@ -49,11 +49,10 @@ from agentjudge.cli.options import (
     Settings,
     TraceFormat,
 )
-from agentjudge.cli.report import write_html_report
 from agentjudge.cli.settings import command_line_config
 from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
-from agentjudge.files import check_writable
+from agentjudge.files import check_writable, write_text_atomic
 from agentjudge.printable import printable
 from agentjudge.scoring.config import RAY_ADDRESS, ScoreConfig
 
@@ -271,7 +270,9 @@ def run_score(
             config, progress=progress, on_note=note, reads=reads, writes=writes
         )
     if html is not None:
-        write_html_report(run.document, html, run.output, "--html")
+        from agentjudge.report.html import score_page  # its modules only when asked
+
+        write_text_atomic(html, score_page(run.document), "--html", "the HTML report")
     if mlflow_uri:
         run_id = log_run(run.document, config, run.manifests, mlflow_uri, mlflow_experiment)
         console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentjudge.results.score import JudgeCounters
 
 
 @dataclass
@@ -21,7 +25,7 @@ class ClientStats:
     output_tokens: int = 0
     latency_seconds: float = 0.0
 
-    def as_dict(self) -> dict[str, int | float | None]:
+    def as_dict(self) -> JudgeCounters:
         """The counters as results files write them, in the order `agentjudge.score/v1`'s
         `judge` has them (`agentjudge grade`'s `judge_usage` picks some): latency as the
         mean per call in milliseconds, None before any call; `store_hits` keeps the name

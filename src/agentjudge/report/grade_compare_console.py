@@ -10,6 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentjudge.printable import printable
+from agentjudge.report import console_text
+from agentjudge.report.console_text import say
 
 _CHANGE_STYLE = {"regressed": "red", "improved": "green", "added": "cyan", "removed": "magenta"}
 
@@ -20,13 +22,13 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     Lines are printed with soft wrapping (never folded, titles flush left), as
     graph-agents-cli prints them. Names and values from the files are shown literally.
     """
-    _say(console, "Baseline:  ", (report["baseline"], "cyan"))
-    _say(console, "Candidate: ", (report["candidate"], "cyan"))
+    say(console, "Baseline:  ", (report["baseline"], "cyan"))
+    say(console, "Candidate: ", (report["candidate"], "cyan"))
     if not report["same_dataset"]:
-        _say(console, ("Warning:", "yellow"), " the two results come from different datasets.")
+        say(console, ("Warning:", "yellow"), " the two results come from different datasets.")
     for label in ("baseline", "candidate"):
         if report["traces_dataset_hash"][label]["mismatch"]:
-            _say(
+            say(
                 console,
                 ("Warning:", "yellow"),
                 f" the {label} results were graded against a dataset the traces were not "
@@ -36,32 +38,25 @@ def render_compare(report: dict[str, Any], console: Console) -> None:
     if changed:
         console.print(_changes_table(changed), soft_wrap=True)
     else:
-        _say(console, f"No case status changes across {len(report['cases'])} case(s).")
+        say(console, f"No case status changes across {len(report['cases'])} case(s).")
     if report["quality"]:
         console.print(_quality_table(report["quality"]), soft_wrap=True)
     differences = report["summary"]["differences"]
     if differences:
-        _say(console, "Summary deltas:")
+        say(console, "Summary deltas:")
         for key, entry in differences.items():
             delta = f" ({entry['delta']})" if "delta" in entry else ""
-            _say(console, f"  {key}: {entry['baseline']} -> {entry['candidate']}{delta}")
+            say(console, f"  {key}: {entry['baseline']} -> {entry['candidate']}{delta}")
     if report["regressions"]:
-        _say(console, ("Regressions:", "red"))
+        say(console, ("Regressions:", "red"))
         for line in report["regressions"]:
-            _say(console, f"  - {line}")
+            say(console, f"  - {line}")
     if report["improvements"]:
-        _say(console, ("Improvements:", "green"))
+        say(console, ("Improvements:", "green"))
         for line in report["improvements"]:
-            _say(console, f"  - {line}")
+            say(console, f"  - {line}")
     if not report["regressions"]:
-        _say(console, ("No regressions.", "green"))
-
-
-def _say(console: Console, *parts: str | tuple[str, str]) -> None:
-    # Text, not markup: ids, paths and values from the files may hold "[" or ":name:";
-    # printable: a newline or escape in them would forge a line or restyle the console
-    shown = [printable(p) if isinstance(p, str) else (printable(p[0]), p[1]) for p in parts]
-    console.print(Text.assemble(*shown), soft_wrap=True)
+        say(console, ("No regressions.", "green"))
 
 
 def _changes_table(changed: dict[str, dict[str, Any]]) -> Table:
@@ -79,10 +74,7 @@ def _changes_table(changed: dict[str, dict[str, Any]]) -> Table:
 
 
 def _quality_table(quality: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title="Quality metrics", show_header=True, header_style="bold")
-    table.add_column("Metric")
-    for header in ("Baseline", "Candidate", "Delta"):
-        table.add_column(header, justify="right")
+    table = console_text.table("Quality metrics", "Metric", "Baseline", "Candidate", "Delta")
     for metric, entry in quality.items():
         table.add_row(
             Text(printable(metric)),

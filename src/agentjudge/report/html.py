@@ -15,14 +15,13 @@ import html
 import json
 from functools import cache
 from importlib.resources import files
-from typing import Any, Literal
+from typing import Any
 
+from agentjudge.errors import UsageError
 from agentjudge.report.html_grade import grade_view
 from agentjudge.report.html_score import score_view
-from agentjudge.results.grade import GRADE_SCHEMA, InvalidGradeResults, grade_results
-from agentjudge.results.score import SCORE_SCHEMA, score_results
-
-ReportKind = Literal["score", "grade"]
+from agentjudge.results.grade import GRADE, GradeResults
+from agentjudge.results.score import SCORE, ScoreResults
 
 # characters that could end or confuse the element the JSON sits in; inside JSON they only
 # occur in strings, where the \u escapes mean the same characters
@@ -31,50 +30,28 @@ _JSON_ESCAPES = str.maketrans(
 )
 
 
-class NotAResultsDocument(ValueError):
-    """The document is neither a scoring nor a grading results document (says why)."""
+def score_page(document: ScoreResults) -> str:
+    """The report page of score results."""
+    return render_page(score_view(document))
 
 
-def report_kind(document: Any) -> ReportKind:
-    """Which results a document holds: scoring ones have `schema` and `metrics`, grading
-    ones have `cases` and `summary.exit_code` (and `schema`, but for graph-agents-cli's files
-    and agentjudge's older ones)."""
-    if not isinstance(document, dict):
-        raise NotAResultsDocument("the top level is not a JSON object")
-    if document.get("schema") == GRADE_SCHEMA:
-        return "grade"
-    if "schema" in document and "metrics" in document:
-        schema = document["schema"]
-        if schema != SCORE_SCHEMA:
-            raise NotAResultsDocument(
-                f"schema {schema!r} is not supported (this agentjudge reads {SCORE_SCHEMA!r})"
-            )
-        return "score"
-    summary = document.get("summary")
-    if isinstance(document.get("cases"), list) and isinstance(summary, dict):
-        if "exit_code" not in summary:
-            raise NotAResultsDocument("summary.exit_code: missing")
-        return "grade"
-    raise NotAResultsDocument(
-        "neither scoring results (schema, metrics) nor grading results (cases, summary)"
+def grade_page(document: GradeResults) -> str:
+    """The report page of grade results."""
+    return render_page(grade_view(document))
+
+
+def results_page(document: Any, source: str) -> str:
+    """The report page of a results document read from `source`, once it holds to the
+    contract of its kind (`results/`); else a UsageError (exit 3) naming the file."""
+    if SCORE.claims(document):
+        return score_page(SCORE.check(document, source))
+    if GRADE.claims(document):
+        return grade_page(GRADE.check(document, source))
+    raise UsageError(
+        f"{source}: not an agentjudge results file: neither score results (schema "
+        f"{SCORE.schema}) nor grade results (cases, summary); pass the results file of "
+        "agentjudge score or agentjudge grade"
     )
-
-
-def report_view(document: Any, source: str) -> dict[str, Any]:
-    """The data the page shows: the scoring or grading view of `document`, read from
-    `source`; NotAResultsDocument for a document of neither kind or grade results that do
-    not hold to their contract, a UsageError for such score results (`results/`)."""
-    if report_kind(document) == "score":
-        return score_view(score_results(document, source))
-    try:
-        return grade_view(grade_results(document))
-    except InvalidGradeResults as exc:
-        raise NotAResultsDocument(str(exc)) from None
-
-
-def render_html(document: Any, source: str) -> str:
-    """The report page for a results document read from `source` (see `report_view`)."""
-    return render_page(report_view(document, source))
 
 
 def render_page(view: dict[str, Any]) -> str:

@@ -22,7 +22,6 @@ from agentjudge.printable import printable
 from agentjudge.results.score import (
     SCORE_SCHEMA,
     IncompleteNode,
-    JudgeCounters,
     JudgeSetup,
     MetricsInterval,
     NodeRecord,
@@ -84,7 +83,7 @@ def results_document(
         "judge": {
             **judge_details,
             # the counters in `JudgeCounters`' keys (grade's `judge_usage` picks some by name)
-            **cast(JudgeCounters, stats.as_dict()),
+            **stats.as_dict(),
             "steps_judged": acc.step_requests,
             "decisive_picks": acc.decisive_picks,
             "second_round": {

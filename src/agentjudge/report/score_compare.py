@@ -12,7 +12,7 @@ import json
 from typing import Any, Literal, get_args
 
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, AgentJudgeError, UsageError
-from agentjudge.results.score import SCORE_SCHEMA, NodeRecord, ScoreResults, TrajectoryRecord
+from agentjudge.results.score import SCORE, SCORE_SCHEMA, NodeRecord, ScoreResults, TrajectoryRecord
 from agentjudge.trust.intervals import Bootstrap
 from agentjudge.trust.paired import paired_summary
 
@@ -45,14 +45,9 @@ class MixedResultsError(AgentJudgeError):
     exit_code = EXIT_JOB_FAILED
 
 
-def is_score_results(document: Any) -> bool:
-    """A results document written by `agentjudge score` (its `schema` says so)."""
-    return isinstance(document, dict) and document.get("schema") == SCORE_SCHEMA
-
-
 def check_same_kind(baseline: Any, candidate: Any, names: tuple[str, str]) -> bool:
     """True when both are score results, False when neither is; one of each is an error."""
-    kinds = (is_score_results(baseline), is_score_results(candidate))
+    kinds = (SCORE.claims(baseline), SCORE.claims(candidate))
     if kinds[0] != kinds[1]:
         score_name, grade_name = names if kinds[0] else names[::-1]
         raise MixedResultsError(

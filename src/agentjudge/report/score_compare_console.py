@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from rich.console import Console
@@ -9,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentjudge.printable import printable
+from agentjudge.report import console_text
 
 # the console lists the largest changes only; `--json` has every trajectory
 SHOWN_TRAJECTORIES = 20
@@ -18,7 +20,7 @@ SHOWN_UNMATCHED = 10
 def render_score_compare(report: dict[str, Any], console: Console) -> None:
     """Headers, the largest per-trajectory changes, the paired statistics, category deltas,
     unmatched trajectories and the verdict on regression."""
-    say = _sayer(console)
+    say = partial(console_text.say, console)
     say("Baseline:  ", (report["baseline"], "cyan"))
     say("Candidate: ", (report["candidate"], "cyan"))
     if not report["comparable"]:
@@ -47,16 +49,6 @@ def render_score_compare(report: dict[str, Any], console: Console) -> None:
         say(("No significant regression.", "green"))
 
 
-def _sayer(console: Console) -> Any:
-    def say(*parts: str | tuple[str, str]) -> None:
-        # Text, not markup: ids and values from the files may hold "["; printable: a
-        # newline or escape in them would forge a line or restyle the console
-        shown = [printable(p) if isinstance(p, str) else (printable(p[0]), p[1]) for p in parts]
-        console.print(Text.assemble(*shown), soft_wrap=True)
-
-    return say
-
-
 def _num(value: Any, spec: str = ".4f") -> str:
     return "n/a" if not isinstance(value, int | float) else format(value, spec)
 
@@ -80,10 +72,7 @@ def _trajectory_table(changed: list[dict[str, Any]]) -> Table:
     title = "Largest score changes"
     if len(largest) > len(shown):
         title += f" ({len(shown)} of {len(largest)})"
-    table = Table(title=title, show_header=True, header_style="bold")
-    table.add_column("Trajectory")
-    for header in ("Baseline", "Candidate", "Delta"):
-        table.add_column(header, justify="right")
+    table = console_text.table(title, "Trajectory", "Baseline", "Candidate", "Delta")
     for row in shown:
         style = "red" if row["delta"] < 0 else "green"
         table.add_row(
@@ -96,10 +85,9 @@ def _trajectory_table(changed: list[dict[str, Any]]) -> Table:
 
 
 def _category_table(categories: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title="Failure categories (steps)", show_header=True, header_style="bold")
-    table.add_column("Category")
-    for header in ("Baseline", "Candidate", "Delta"):
-        table.add_column(header, justify="right")
+    table = console_text.table(
+        "Failure categories (steps)", "Category", "Baseline", "Candidate", "Delta"
+    )
     for name, entry in categories.items():
         table.add_row(
             Text(printable(name)),

@@ -7,8 +7,8 @@ files; agentjudge adds `judge_usage`, `metrics_interval` and, last, `schema`
 (`GRADE_SCHEMA`), which graph-agents-cli ignores as it ignores every key it does not read.
 
 The types are TypedDicts: the writer fills plain dicts on its hot path at no cost, and mypy
-holds every reader to these keys. Reading validates a parsed file against the same types with
-pydantic (`grade_results`, `read_grade_results`); `schemas.py` generates their JSON Schema
+holds every reader to these keys. A file read back is checked against the same types
+(`GRADE.read`, `results/contract.py`); `schemas.py` generates their JSON Schema
 (docs/schemas/grade-results.schema.json). A file without `schema` (graph-agents-cli's own, and
 agentjudge's written before the field was added) is read as this version: the keys are the
 same.
@@ -16,18 +16,11 @@ same.
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired
+from typing import Final, Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic reads a TypedDict only from here on 3.11
 
-from agentjudge.errors import UsageError, clip
-from agentjudge.files import read_json
-
-if TYPE_CHECKING:
-    from pydantic import TypeAdapter
-    from pydantic_core import ErrorDetails
+from agentjudge.results.contract import Contract
 
 GRADE_SCHEMA: Final = "agentjudge.grade/v1"
 
@@ -168,86 +161,10 @@ class GradeResults(TypedDict):
 GradeSummary.__pydantic_config__ = {"extra": "allow"}  # type: ignore[attr-defined]
 
 
-_FIX = "pass a results file written by `agentjudge grade` or graph-agents-cli's `eval grade`"
-
-
-class InvalidGradeResults(ValueError):
-    """A document that is not grade results of this version: says which field and why;
-    `fix` says what to do."""
-
-    def __init__(self, problem: str, fix: str = _FIX) -> None:
-        super().__init__(problem)
-        self.fix = fix
-
-
-@cache
-def _adapter() -> TypeAdapter[GradeResults]:
-    from pydantic import TypeAdapter  # built on first read: `grade` itself never validates
-
-    return TypeAdapter(GradeResults)
-
-
-def grade_results(document: Any) -> GradeResults:
-    """`document` (parsed JSON) checked against the types above and returned as read, every
-    value as it was written; raises InvalidGradeResults naming the first field that differs.
-
-    Strict: nothing is converted ("3" is not a count), so a reader sees the file's values."""
-    from pydantic import ValidationError
-
-    if isinstance(document, dict) and "schema" in document:
-        schema = document["schema"]
-        if schema != GRADE_SCHEMA:
-            raise InvalidGradeResults(
-                f"schema: {schema!r} is not a version this agentjudge reads ({GRADE_SCHEMA!r})",
-                "upgrade agentjudge",
-            )
-    try:
-        return _adapter().validate_python(document, strict=True)
-    except ValidationError as exc:
-        raise InvalidGradeResults(_first_problem(document, exc.errors())) from None
-
-
-def read_grade_results(path: Path) -> GradeResults:
-    """The grade results in `path`; a missing, unreadable or non-matching file is a usage
-    error (exit 3) of one line: the file, the field and the fix."""
-    return check_grade_results(read_json(path, "results file"), path)
-
-
-def check_grade_results(document: Any, source: Path | str) -> GradeResults:
-    """`grade_results` of a document read from `source`, its problem a usage error (exit 3)
-    of one line: the file, the field and the fix."""
-    try:
-        return grade_results(document)
-    except InvalidGradeResults as exc:
-        raise UsageError(f"results file {source}: {exc}; {exc.fix}") from None
-
-
-def _first_problem(document: Any, errors: list[ErrorDetails]) -> str:
-    """The first field pydantic refused, as `cases[3].status: Input should be ...`. One
-    field of a union (a number: int or float) gives an error per member: said together."""
-    field = _field(document, errors[0])
-    said = [e["msg"] for e in errors if _field(document, e) == field]
-    text = ", or ".join(
-        dict.fromkeys([said[0], *(m.removeprefix("Input should be ") for m in said[1:])])
-    )
-    if errors[0]["type"] != "missing":
-        text += f" (it is {clip(repr(errors[0]['input']), 60)})"
-    return f"{field}: {text}"
-
-
-def _field(document: Any, error: ErrorDetails) -> str:
-    """Where an error is, as a reader writes it (`cases[3].judge_scores.x.score`): the parts
-    of its location that lead into the document (a union member's tag does not), and the
-    name of a missing key."""
-    text, node = "", document
-    for part in error["loc"]:
-        found = (isinstance(node, dict) and part in node) or (
-            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
-        )
-        if not found and not (error["type"] == "missing" and isinstance(node, dict)):
-            break
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-        if not found:
-            break
-        node = node[part]
-    return text or "the top level"
+GRADE: Contract[GradeResults] = Contract(
+    "grade-results",
+    GRADE_SCHEMA,
+    GradeResults,
+    "pass a results file written by `agentjudge grade` or graph-agents-cli's `eval grade`",
+    keys=("cases", "summary"),
+)

@@ -1,17 +1,19 @@
 """The results document of `agentjudge score` (`agentjudge.score/v1`), key by key.
 
 `report/results.py` writes it (the one writer); every reader takes `ScoreResults`. A file
-read back is checked by `score_results`. Every key is always written unless `NotRequired`.
+read back is checked by `SCORE.check`. Every key is always written unless `NotRequired`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, NotRequired, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired, get_args
 
-from pydantic import JsonValue, TypeAdapter, with_config
 from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
 
-from agentjudge.results.contract import RECORD, checked
+from agentjudge.results.contract import Contract, record
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue  # resolved where the validator is built (Contract.adapter)
 
 SCORE_SCHEMA: Final = "agentjudge.score/v1"
 MetricName = Literal[
@@ -22,7 +24,7 @@ NodeStatus = Literal["scored", "failed", "unscored"]
 CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
 
 
-@with_config(RECORD)
+@record
 class JobError(TypedDict):
     """Why a job failed: a fixed error type and, when there is one, the judge's words."""
 
@@ -30,7 +32,7 @@ class JobError(TypedDict):
     message: str | None
 
 
-@with_config(RECORD)
+@record
 class Metrics(TypedDict):
     """The collection metrics, named as MLflow and eval-hub show them."""
 
@@ -39,7 +41,7 @@ class Metrics(TypedDict):
     atif_failure_categorization_rate: float | None
 
 
-@with_config(RECORD)
+@record
 class MetricsInterval(TypedDict):
     """The bootstrap interval of `atif_overall_score` over root trees."""
 
@@ -50,7 +52,7 @@ class MetricsInterval(TypedDict):
     seed: int
 
 
-@with_config(RECORD)
+@record
 class RunParameters(TypedDict):
     """What decides the numbers (MLflow's parameters; `compare` checks runs agree on them)."""
 
@@ -72,7 +74,7 @@ class RunParameters(TypedDict):
     bootstrap_resamples: int
 
 
-@with_config(RECORD)
+@record
 class RunMetadata(TypedDict):
     atif_complete: bool
     """Every node of every root scored, none omitted."""
@@ -86,7 +88,7 @@ class RunMetadata(TypedDict):
     finished_at: str
 
 
-@with_config(RECORD)
+@record
 class JudgeCounters(TypedDict):
     """The judge client's counters (`judge.stats.ClientStats.as_dict`)."""
 
@@ -104,13 +106,13 @@ class JudgeCounters(TypedDict):
     mean_latency_ms: float | None
 
 
-@with_config(RECORD)
+@record
 class SecondRound(TypedDict):
     steps: int
     recovered: int
 
 
-@with_config(RECORD)
+@record
 class JudgeSetup(TypedDict):
     """Where the judge was reached and how its requests were built."""
 
@@ -122,7 +124,7 @@ class JudgeSetup(TypedDict):
     """What the judge client said as it adapted (`JudgeClient.notes`)."""
 
 
-@with_config(RECORD)
+@record
 class JudgeRecord(JudgeSetup, JudgeCounters):
     """The judge: where it was reached, how its requests were built, and its work."""
 
@@ -133,14 +135,14 @@ class JudgeRecord(JudgeSetup, JudgeCounters):
     shared_prefix_fraction: float | None
 
 
-@with_config(RECORD)
+@record
 class CriterionRecord(TypedDict):
     name: str
     description: str
     weight: float
 
 
-@with_config(RECORD)
+@record
 class RubricRecord(TypedDict):
     """A rubric in full: `compare` refuses runs whose rubrics differ."""
 
@@ -149,7 +151,7 @@ class RubricRecord(TypedDict):
     criteria: list[CriterionRecord]
 
 
-@with_config(RECORD)
+@record
 class CriteriaRecord(TypedDict):
     mode: str
     answer: str
@@ -161,7 +163,7 @@ class CriteriaRecord(TypedDict):
     auto_fallbacks: int
 
 
-@with_config(RECORD)
+@record
 class IncompleteNode(TypedDict):
     node: str
     file: str
@@ -169,7 +171,7 @@ class IncompleteNode(TypedDict):
     reason: str
 
 
-@with_config(RECORD)
+@record
 class DecisiveFailureRecord(TypedDict):
     """Where a root that did not pass went wrong."""
 
@@ -185,14 +187,14 @@ class DecisiveFailureRecord(TypedDict):
     pick_status: str | None
 
 
-@with_config(RECORD)
+@record
 class AgentRecord(TypedDict):
     name: str | None
     version: str | None
     model: str | None
 
 
-@with_config(RECORD)
+@record
 class OmittedRecord(TypedDict):
     """A subagent a ref names that resolves to nothing."""
 
@@ -202,7 +204,7 @@ class OmittedRecord(TypedDict):
     reason: str
 
 
-@with_config(RECORD)
+@record
 class ProblemRecord(TypedDict):
     """Why a file is not valid input (`errors.Problem`)."""
 
@@ -212,7 +214,7 @@ class ProblemRecord(TypedDict):
     message: str
 
 
-@with_config(RECORD)
+@record
 class StepRecord(TypedDict):
     segment: int
     step_id: int
@@ -245,7 +247,7 @@ class StepRecord(TypedDict):
     session's line, an eval log's sample), as its reader gives it (docs/formats.md)."""
 
 
-@with_config(RECORD)
+@record
 class NodeRecord(TypedDict):
     """One trajectory of a tree: the root, or a subagent below it."""
 
@@ -276,7 +278,7 @@ class NodeRecord(TypedDict):
     rubric: RubricRecord | None
 
 
-@with_config(RECORD)
+@record
 class TrajectoryRecord(TypedDict):
     """A root's tree: its nodes root first, each after its parent."""
 
@@ -286,7 +288,7 @@ class TrajectoryRecord(TypedDict):
     nodes: list[NodeRecord]
 
 
-@with_config(RECORD)
+@record
 class ScoreResults(TypedDict):
     """The results of `agentjudge score`: metrics, how they were made, and every node and
     step of every tree."""
@@ -311,11 +313,9 @@ class ScoreResults(TypedDict):
     trajectories: list[TrajectoryRecord]
 
 
-SCORE_RESULTS = TypeAdapter(ScoreResults)
-
-
-def score_results(document: Any, source: str) -> ScoreResults:
-    """A score results document read from `source`, once it holds to `ScoreResults`; else
-    a UsageError (exit 3) naming the file, the first field that does not, and the fix."""
-    fix = f"pass a results file written by `agentjudge score` ({SCORE_SCHEMA}), unmodified"
-    return checked(SCORE_RESULTS, document, source, f"{SCORE_SCHEMA} results file", fix)
+SCORE: Contract[ScoreResults] = Contract(
+    "score-results",
+    SCORE_SCHEMA,
+    ScoreResults,
+    f"pass a results file written by `agentjudge score` ({SCORE_SCHEMA}), unmodified",
+)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
 from importlib import resources
 from string import Template
 from typing import Any
@@ -156,12 +155,6 @@ def cut_note(cut: StepCut) -> str:
         f"characters, the start and the end of each cut text; {cut.hidden:,} are not shown. "
         "Judge what you see; do not count what is not shown for or against the step."
     )
-
-
-@dataclass(frozen=True, slots=True)
-class StepPrompt:
-    system: str
-    user: str
 
 
 ONE_SCORE = '{"reasoning": "<why>", "score": <0.0 to 1.0>}'

@@ -17,7 +17,6 @@ from agentjudge.cases.judging.transcript import (
     judge_notes,
     lacking,
     render_case,
-    render_prompt,
     truncation_marker,
 )
 from agentjudge.cases.loading.judge_metrics import BUILTIN_JUDGES, PLACEHOLDERS, JudgeSpec
@@ -31,7 +30,7 @@ def spec(template: str = ALL, scale: float = 5.0) -> JudgeSpec:
 
 
 def values(case: dict[str, Any], trace: dict[str, Any], limit: int | None = 50) -> list[str]:
-    return render_prompt(spec(), case, trace, limit).text.split("|")
+    return fill_prompt(spec(), render_case(case, trace, limit)).text.split("|")
 
 
 def user(text: str) -> dict[str, str]:
@@ -238,14 +237,14 @@ def test_a_null_limit_never_cuts() -> None:
 
 @pytest.mark.parametrize(("scale", "shown"), [(5.0, "5"), (10.0, "10"), (7.5, "7.5")])
 def test_scale_prints_as_an_int_when_whole(scale: float, shown: str) -> None:
-    prompt = render_prompt(spec("{scale}", scale), SINGLE, {"response": "x"}, None)
+    prompt = fill_prompt(spec("{scale}", scale), render_case(SINGLE, {"response": "x"}, None))
     assert prompt.text == shown
 
 
 def test_the_default_template_fills_every_part_of_a_builtin_prompt() -> None:
     case = {**SINGLE, "reference": "Shipped"}
     trace = {"response": "It shipped.", "tool_calls": [{"name": "s", "result": LONG}]}
-    prompt = render_prompt(BUILTIN_JUDGES["task_success"], case, trace, 10)
+    prompt = fill_prompt(BUILTIN_JUDGES["task_success"], render_case(case, trace, 10))
     text = prompt.text
     assert "Rubric (task_success):\n" + BUILTIN_JUDGES["task_success"].rubric + "\n" in text
     assert "\nsystem (from the dataset; not sent to the agent): Be brief.\n" in text
@@ -261,7 +260,7 @@ def test_fill_prompt_reuses_one_rendered_case_for_several_judges() -> None:
     rendered = render_case(SINGLE, {"response": "x"}, None)
     prompts = [fill_prompt(judge, rendered) for judge in BUILTIN_JUDGES.values()]
     assert [p.text for p in prompts] == [
-        render_prompt(judge, SINGLE, {"response": "x"}, None).text
+        fill_prompt(judge, render_case(SINGLE, {"response": "x"}, None)).text
         for judge in BUILTIN_JUDGES.values()
     ]
     assert len({p.text for p in prompts}) == 3

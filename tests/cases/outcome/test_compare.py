@@ -16,8 +16,7 @@ from agentjudge.cases.outcome import (
 )
 from agentjudge.cases.outcome.compare import summary_diff
 from agentjudge.report.grade_compare_console import render_compare
-from agentjudge.results.grade import GradeResults, QualityResult
-from agentjudge.results.grade import read_grade_results as load_results
+from agentjudge.results.grade import GRADE, GradeResults, QualityResult
 from tests.conftest import FIXTURES
 from tests.results import documents
 
@@ -30,8 +29,8 @@ WIDTH = 80
 
 
 def _golden_report() -> dict[str, Any]:
-    before = load_results(REPORTS / "before.json")
-    after = load_results(REPORTS / "after.json")
+    before = GRADE.read(REPORTS / "before.json")
+    after = GRADE.read(REPORTS / "after.json")
     return compare_results(before, after, "before.json", "after.json")
 
 

@@ -74,21 +74,9 @@ class RenderedPrompt:
     unrecorded_turns: int = 0
 
 
-def render_prompt(
-    spec: JudgeSpec,
-    case: Mapping[str, Any],
-    trace: Mapping[str, Any],
-    max_tool_result_chars: int | None,
-) -> RenderedPrompt:
-    """The prompt of judge `spec` for one case and its trace.
-
-    For several judges of one case, call `render_case` once and `fill_prompt` per judge.
-    """
-    return fill_prompt(spec, render_case(case, trace, max_tool_result_chars))
-
-
 def fill_prompt(spec: JudgeSpec, rendered: RenderedCase) -> RenderedPrompt:
-    """Fill `spec`'s template with a rendered case (the template was checked on creation)."""
+    """Fill `spec`'s template with a rendered case (the template was checked on creation);
+    a case judged by several judges is rendered once (`render_case`) and filled per judge."""
     values = {
         "metric": spec.name,
         "rubric": spec.rubric,
