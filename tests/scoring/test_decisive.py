@@ -14,7 +14,7 @@ from agentjudge.api import plan_trajectories, score_trajectories
 from agentjudge.atif import Node
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.verdict import Verdict
-from agentjudge.report.decisive import roots_table
+from agentjudge.report.decisive import roots_table, shown
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep, execution_order
 from agentjudge.scoring.decisive_pick import SUMMARY_RATIONALE_CHARS, pick_request, summary_line
@@ -321,6 +321,16 @@ def test_the_console_lists_ten_roots_failed_first_on_one_printable_line_each() -
         "  p.json   0.75  yes     -",
     ]
     assert roots_table(score_document([])) == []
+
+
+def test_a_score_next_to_a_threshold_is_never_shown_on_its_other_side() -> None:
+    steps = [judged(1, 0.9), judged(2, 0.4999)]
+    near = tree([node("p.json", None, aggregate=0.4996, passed=False, steps=steps)])
+    assert roots_table(score_document([near]))[-1] == (
+        "  p.json  0.4996  no      step 2: 0.4999 (lowest below 0.5)"
+    )
+    assert (shown(0.75, 0.5), shown(0.5, 0.5), shown(0.49, 0.5)) == ("0.75", "0.50", "0.49")
+    assert shown(0.4999999999, 0.5) == "0.4999999999"
 
 
 def test_execution_order_places_each_subagent_inside_its_spawning_step() -> None:

@@ -24,10 +24,11 @@ def roots_table(document: ScoreResults, limit: int = MAX_LISTED) -> list[str]:
     if not trees:
         return []
     threshold = document["run_parameters"]["failure_threshold"]
+    passing = document["run_parameters"]["completion_threshold"]
     folder, names = _names(trees)
     order = sorted(range(len(trees)), key=lambda i: trees[i]["nodes"][0]["passed"])
     shown = sorted(order[:limit])
-    rows = [HEADER] + [_row(names[i], trees[i], threshold) for i in shown]
+    rows = [HEADER] + [_row(names[i], trees[i], threshold, passing) for i in shown]
     widths = [max(len(row[c]) for row in rows) for c in range(3)]
     lines = [printable(f"Roots{f' in {folder}' if folder else ''}:")]
     for name, score, passed, where in rows:
@@ -66,18 +67,24 @@ def _cut(name: str) -> str:
     return name[:half] + "…" + name[-(NAME_CHARS - 1 - half) :]
 
 
-def _row(name: str, tree: TrajectoryRecord, threshold: float) -> tuple[str, str, str, str]:
+def _row(
+    name: str, tree: TrajectoryRecord, threshold: float, passing: float
+) -> tuple[str, str, str, str]:
     root = tree["nodes"][0]
     score = root["aggregate"]
     failure = tree["decisive_failure"]
     if failure:
-        where = _where(tree, failure)
+        where = _where(tree, failure, threshold)
     else:
         lowest = _lowest_failing(tree, threshold)
-        where = "-" if lowest is None else f"{_where(tree, lowest)} (lowest below {threshold:g})"
+        where = (
+            "-"
+            if lowest is None
+            else f"{_where(tree, lowest, threshold)} (lowest below {threshold:g})"
+        )
     return (
         name,
-        "-" if score is None else f"{score:.2f}",
+        "-" if score is None else shown(score, passing),
         "yes" if root["passed"] else "no",
         where,
     )
@@ -102,7 +109,18 @@ def _lowest_failing(tree: TrajectoryRecord, threshold: float) -> DecisiveFailure
     return found
 
 
-def _where(tree: TrajectoryRecord, step: DecisiveFailureRecord) -> str:
+def shown(value: float, threshold: float) -> str:
+    """`value` to two decimals, or to as many more (up to six) as keep it on its side of
+    `threshold`, else in full: 0.4999 against 0.5 reads `0.4999`, never a `0.50` that did
+    not pass."""
+    for digits in range(2, 7):
+        text = f"{value:.{digits}f}"
+        if (float(text) < threshold) == (value < threshold):
+            return text
+    return repr(value)
+
+
+def _where(tree: TrajectoryRecord, step: DecisiveFailureRecord, threshold: float) -> str:
     """`step 3`, `step 2 of subagent coder`: its score, category and the reason, shortened."""
     place = f"step {step['step_id']}"
     if step["segment"]:
@@ -110,7 +128,7 @@ def _where(tree: TrajectoryRecord, step: DecisiveFailureRecord) -> str:
     if step["node_id"] != tree["root"]:
         place += f" of subagent {step['agent'] or step['node_id']}"
     score = step["score"]
-    text = f"{place}: {'no score' if score is None else f'{score:.2f}'}"
+    text = f"{place}: {'no score' if score is None else shown(score, threshold)}"
     if step["category"]:
         text += f" {step['category']}"
     reason = step["reason"]
