@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.atif.limits import Limits
-from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_spans
+from agentjudge.traces.otlp_spans import Span, carries, loads_bounded, read_spans
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_groups import grouped
 from agentjudge.traces.span_runs import (
@@ -33,8 +33,8 @@ KIND = "openinference.span.kind"
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """An OTLP/JSON export carrying OpenInference span kinds."""
-    return is_otlp(head) and b'"openinference.span.kind"' in head
+    """An OTLP export (JSON or protobuf) carrying OpenInference span kinds."""
+    return carries(path, head, "openinference.span.kind")
 
 
 def read(path: Path, display: str, limits: Limits) -> TraceFile:
