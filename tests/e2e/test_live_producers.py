@@ -90,8 +90,9 @@ NODES: dict[str, list[Node]] = {
     [
         # GenAI conventions: a model turn is a span whose gen_ai.operation.name is chat
         ("pydantic_ai_agent", ("gen_ai.operation.name", "chat"), ["coordinator", "researcher"]),
-        # OpenInference: an LLM span; the AGENT spans are the graphs' model nodes, named "agent"
-        ("langgraph_agent", ("openinference.span.kind", "LLM"), ["agent", "agent"]),
+        # OpenInference: an LLM span; the AGENT spans are the graphs' model nodes, named "agent",
+        # each named after its graph (the CHAIN span it is a node of)
+        ("langgraph_agent", ("openinference.span.kind", "LLM"), ["coordinator", "researcher"]),
     ],
 )
 def test_a_live_producers_traces_validate_and_score_exactly(

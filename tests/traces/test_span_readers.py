@@ -314,6 +314,23 @@ def test_a_subagent_is_referenced_from_the_tool_call_that_started_it(tmp_path: P
     assert [c["function_name"] for s in child["steps"] for c in s.get("tool_calls", ())] == [
         "read_file"
     ]
+    # each graph's model node (an AGENT span named "agent") is named after its graph
+    assert (doc["agent"]["name"], child["agent"]["name"]) == ("coordinator", "researcher")
+
+
+def test_a_langgraph_node_keeps_its_name_in_a_graph_not_named(tmp_path: Path) -> None:
+    name = "langgraph__subagent-pass.otlp.json"
+    doc = json.loads((TRACES / "openinference" / name).read_text())
+    (top,) = (s for s in _spans(doc) if s["name"] == "coordinator")
+    top["name"] = "LangGraph"  # what LangGraph calls a graph given no name
+    (tmp_path / name).write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    done = agentjudge("convert", "traces", name, "--out", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (path,) = out.glob("*.json")
+    converted = json.loads(path.read_text())
+    assert converted["agent"]["name"] == "agent"
+    assert converted["subagent_trajectories"][0]["agent"]["name"] == "researcher"
 
 
 def test_a_line_file_no_reader_knows_is_refused_by_name(tmp_path: Path) -> None:

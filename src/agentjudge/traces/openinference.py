@@ -5,6 +5,10 @@
 wrapper, only groups), LLM a model turn (`llm.output_messages.N.message.*`), TOOL a tool
 result (`tool.name`, `input.value`, `output.value`); CHAIN and every other kind (EMBEDDING,
 RETRIEVER, RERANKER, GUARDRAIL, EVALUATOR) are counted and walked through.
+
+LangGraph (through the LangChain instrumentation) records each graph run as a CHAIN span
+named after the graph, and each run of a node named `agent` as an AGENT span named `agent`,
+a child of its graph's span: such an agent takes the graph's name (`coordinator`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.atif.limits import Limits
-from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_spans
+from agentjudge.traces.otlp_spans import Span, carries, loads_bounded, read_spans
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_groups import grouped
 from agentjudge.traces.span_runs import (
@@ -30,11 +34,13 @@ from agentjudge.traces.span_runs import (
 
 NAME = "openinference"
 KIND = "openinference.span.kind"
+# What LangGraph calls a graph given no name: no agent's name.
+UNNAMED_GRAPH = "LangGraph"
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """An OTLP/JSON export carrying OpenInference span kinds."""
-    return is_otlp(head) and b'"openinference.span.kind"' in head
+    """An OTLP export (JSON or protobuf) carrying OpenInference span kinds."""
+    return carries(path, head, "openinference.span.kind")
 
 
 def read(path: Path, display: str, limits: Limits) -> TraceFile:
@@ -52,12 +58,38 @@ def classify(span: Span) -> Role:
         task = attrs.get("input.value")
         if not name and not task:
             return Other("agent (grouping: no agent.name, no input)")
-        return Agent(str(name or span.name or "agent"), _task(task))
+        node = not name and _langgraph(span).get("langgraph_node") == span.name
+        return Agent(str(name or span.name or "agent"), _task(task), graph_node=node)
     if kind == "LLM":
         return _turn(span)
     if kind == "TOOL":
         return _tool(span)
+    if kind == "CHAIN":
+        return Other("chain", _graph(span))
     return Other(kind.lower() if kind else "not OpenInference")
+
+
+def _graph(span: Span) -> str | None:
+    """A LangGraph graph's name, when the span may be its run: a LangGraph span named
+    otherwise than the node it runs in (a node's own run is named after the node)."""
+    metadata = _langgraph(span)
+    if not metadata or span.name in (metadata.get("langgraph_node"), UNNAMED_GRAPH, ""):
+        return None
+    return span.name
+
+
+def _langgraph(span: Span) -> dict[str, Any]:
+    """The LangChain `metadata` attribute of a span LangGraph ran (empty for others)."""
+    raw = span.attributes.get("metadata")
+    if not isinstance(raw, str) or "langgraph" not in raw:
+        return {}
+    try:
+        metadata = loads_bounded(raw)
+    except ValueError:
+        return {}
+    if not isinstance(metadata, dict) or metadata.get("ls_integration") != "langgraph":
+        return {}
+    return metadata
 
 
 def _turn(span: Span) -> Turn:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentjudge.atif.limits import Limits
-from agentjudge.traces.otlp_spans import Span, is_otlp, loads_bounded, read_spans
+from agentjudge.traces.otlp_spans import Span, carries, loads_bounded, read_spans
 from agentjudge.traces.read import Format, TraceFile
 from agentjudge.traces.span_groups import grouped
 from agentjudge.traces.span_runs import (
@@ -36,8 +36,8 @@ OPERATION = "gen_ai.operation.name"
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """An OTLP/JSON export whose first spans carry a GenAI operation."""
-    return is_otlp(head) and b'"gen_ai.operation.name"' in head
+    """An OTLP export (JSON or protobuf) whose first spans carry a GenAI operation."""
+    return carries(path, head, "gen_ai.operation.name")
 
 
 def read(path: Path, display: str, limits: Limits) -> TraceFile:

@@ -7,6 +7,8 @@ line, each export parsed and cut down to the few fields a reader maps (`Span`) b
 next is read, so memory follows the mapped content rather than the file; any other file is
 read whole, up to `max_file_bytes`. Ids are kept as written (hex in OTLP/JSON); enums may be
 numbers or their names (`STATUS_CODE_ERROR`), as the protobuf JSON mapping allows both.
+Protobuf files (`otlp_proto`) are read one export at a time into that same JSON shape, each
+span's `line` then counting records.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import orjson
 
 from agentjudge.errors import InputError, Problem, clip
 from agentjudge.nesting import MAX_JSON_DEPTH, BoundedReader, TooDeep
+from agentjudge.traces import otlp_proto
 
 # The head of an OTLP/JSON export, whichever writer: sniffed in a file's first bytes.
 RESOURCE_SPANS = b'"resourceSpans"'
@@ -80,6 +83,19 @@ def is_otlp(head: bytes) -> bool:
     return head.lstrip()[:1] == b"{" and RESOURCE_SPANS in head
 
 
+def is_otlp_export(path: Path, head: bytes) -> bool:
+    """Whether a file looks like an OTLP trace export, in JSON or protobuf."""
+    return is_otlp(head) or otlp_proto.looks_like_export(path, head)
+
+
+def carries(path: Path, head: bytes, key: str) -> bool:
+    """Whether a file is an OTLP export whose first bytes hold the attribute `key` (as a
+    JSON string in OTLP/JSON; protobuf holds the key's bytes as they are)."""
+    if is_otlp(head):
+        return f'"{key}"'.encode() in head
+    return otlp_proto.looks_like_export(path, head) and key.encode() in head
+
+
 def read_spans(
     path: Path, display: str, max_file_bytes: int, classify: Callable[[Span], R]
 ) -> Iterator[Placed[R]]:
@@ -98,6 +114,14 @@ def read_spans(
 def _spans(path: Path, display: str, max_file_bytes: int) -> Iterator[Span]:
     try:
         with path.open("rb") as stream:
+            head = stream.read(otlp_proto.HEAD_BYTES)
+            if otlp_proto.is_protobuf(path, head):
+                for number, (where, doc) in enumerate(
+                    otlp_proto.exports(path, display, max_file_bytes), start=1
+                ):
+                    yield from _export_spans(doc, where, number, display)
+                return
+            stream.seek(0)
             first = stream.readline(max_file_bytes + 1)
             if _whole_object(first):
                 yield from _export(first, 1, display)
@@ -191,25 +215,30 @@ def _export(data: bytes, line: int, display: str) -> Iterator[Span]:
             "otlp.not_export",
             "not an OTLP trace export: expected an object with a 'resourceSpans' list",
         )
+    yield from _export_spans(doc, where, line, display)
+
+
+def _export_spans(doc: dict[str, Any], where: str, line: int, display: str) -> Iterator[Span]:
+    """The spans of one parsed export; `where` names it in messages (line or record)."""
     for resource_spans in doc["resourceSpans"]:
         resource = attributes(_obj(resource_spans, "resource").get("attributes"))
         for scope_spans in _list(resource_spans, "scopeSpans"):
             for raw in _list(scope_spans, "spans"):
-                yield _span(raw, resource, line, display)
+                yield _span(raw, resource, where, line, display)
 
 
-def _span(raw: Any, resource: Mapping[str, Any], line: int, display: str) -> Span:
+def _span(raw: Any, resource: Mapping[str, Any], at: str, line: int, display: str) -> Span:
     if not isinstance(raw, dict):
-        raise _problem(display, f"line {line}", "otlp.span_type", "a span must be a JSON object")
+        raise _problem(display, at, "otlp.span_type", "a span must be a JSON object")
     trace_id, span_id = raw.get("traceId"), raw.get("spanId")
     if not isinstance(trace_id, str) or not trace_id or not isinstance(span_id, str) or not span_id:
         raise _problem(
             display,
-            f"line {line}",
+            at,
             "otlp.span_ids",
             f"span {clip(repr(raw.get('name')))} has no traceId or spanId; every span needs both",
         )
-    where = f"line {line}: trace {clip(trace_id)} span {clip(span_id)}"
+    where = f"{at}: trace {clip(trace_id)} span {clip(span_id)}"
     start, end = _nanos(raw.get("startTimeUnixNano")), _nanos(raw.get("endTimeUnixNano"))
     if start is None:
         raise _problem(display, where, "otlp.span_start", "span has no startTimeUnixNano")

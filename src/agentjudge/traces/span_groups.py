@@ -102,9 +102,9 @@ def _encoded(spot: Spot) -> bytes:
     elif isinstance(role, ToolRun):
         fields = (_TOOL, role.name, role.call_id, role.arguments, role.content, role.error)
     elif isinstance(role, Agent):
-        fields = (_AGENT, role.name, role.user_input)
+        fields = (_AGENT, role.name, role.user_input, role.graph_node)
     else:
-        fields = (_OTHER, role.kind)
+        fields = (_OTHER, role.kind, role.graph)
     return marshal.dumps((spot.span_id, spot.parent_id, spot.start, spot.line, fields))
 
 

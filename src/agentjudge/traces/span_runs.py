@@ -37,10 +37,16 @@ MAX_AGENT_DEPTH = 50
 
 @dataclass(frozen=True, slots=True)
 class Agent:
-    """An agent's run; `user_input` is what it was asked, when the span records it."""
+    """An agent's run; `user_input` is what it was asked, when the span records it.
+
+    `graph_node`: the span is a graph's node run, named after the node (LangGraph's
+    `agent`), so the agent is named after the graph that ran it: its parent, when that
+    parent names one (`Other.graph`).
+    """
 
     name: str
     user_input: str | None = None
+    graph_node: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +84,11 @@ class ToolRun:
 
 @dataclass(frozen=True, slots=True)
 class Other:
-    """A span that is neither agent, model turn nor tool: counted by `kind`, walked through."""
+    """A span that is neither agent, model turn nor tool: counted by `kind`, walked through.
+    `graph`: the graph's name, when the span is a graph's run (see `Agent.graph_node`)."""
 
     kind: str
+    graph: str | None = None
 
 
 Role = Agent | Turn | ToolRun | Other
@@ -179,13 +187,13 @@ class _TraceBuilder:
     def _walk(self, top: Spot, ctx: _Context) -> None:
         """`top` and its descendants, depth first in start order (a loop, not recursion:
         a trace may nest deeper than Python's stack)."""
-        pending: list[tuple[Spot, _Context]] = [(top, ctx)]
+        pending: list[tuple[Spot, _Context, Role | None]] = [(top, ctx, None)]
         while pending:
-            span, ctx = pending.pop()
+            span, ctx, parent = pending.pop()
             role = span.role
             inner = ctx
             if isinstance(role, Agent):
-                inner = self._agent(span, role, ctx)
+                inner = self._agent(span, _named(role, parent), ctx)
             elif isinstance(role, Turn):
                 self._turn(span, role, ctx.owner())
             elif isinstance(role, ToolRun):
@@ -195,7 +203,7 @@ class _TraceBuilder:
             else:
                 self.ignored[role.kind] += 1
             children = self.children.get(span.span_id, ())
-            pending.extend((child, inner) for child in reversed(children))
+            pending.extend((child, inner, role) for child in reversed(children))
 
     def _agent(self, span: Spot, agent: Agent, ctx: _Context) -> _Context:
         node = ctx.merge
@@ -310,6 +318,13 @@ def _answered(node: _Node, tool: ToolRun) -> tuple[dict[str, Any] | None, dict[s
         if call["function_name"] == tool.name and call["tool_call_id"] not in answered:
             return last, call
     return last, None
+
+
+def _named(agent: Agent, parent: Role | None) -> Agent:
+    """A graph node's agent named after the graph run it is a step of (its parent span)."""
+    if agent.graph_node and isinstance(parent, Other) and parent.graph:
+        return Agent(parent.graph, agent.user_input)
+    return agent
 
 
 def _linked(spans: Sequence[Spot], display: str) -> dict[str | None, list[Spot]]:

@@ -28,7 +28,7 @@ from agentjudge.atif.node import Node
 from agentjudge.atif.tree import load_inputs
 from agentjudge.errors import InputError, Problem
 from agentjudge.traces.formats import HEAD_BYTES, detect, format_names, named
-from agentjudge.traces.otlp_spans import is_otlp
+from agentjudge.traces.otlp_spans import is_otlp_export
 from agentjudge.traces.read import Format, TraceFile
 
 # Names of files a folder is searched for: ATIF documents, OTLP/JSON documents and lines,
@@ -129,7 +129,7 @@ def _detected(item: InputFile) -> tuple[Format | None, bool]:
             head = stream.read(HEAD_BYTES)
     except OSError:
         return None, False  # the ATIF loader says why it cannot be read
-    return detect(item.path, head), is_otlp(head)
+    return detect(item.path, head), is_otlp_export(item.path, head)
 
 
 def _atif_or_problem(item: InputFile, otlp: bool) -> InputFile:
