@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,20 @@ def spans(phoenix: str, trace_id: str) -> list[dict[str, Any]]:
     return list(answer.json()["data"])
 
 
+def stored(phoenix: str, trace_id: str, evaluators: int) -> list[dict[str, Any]]:
+    """The trace's spans once Phoenix holds `evaluators` evaluator spans in it: a 200 from
+    its OTLP endpoint only queues the spans, which its bulk inserter writes a moment later
+    (later still on a busy machine)."""
+    deadline = time.monotonic() + 60
+    while True:
+        held = spans(phoenix, trace_id)
+        if sum(span["span_kind"] == "EVALUATOR" for span in held) >= evaluators:
+            return held
+        if time.monotonic() > deadline:
+            return held  # the assertions below say what is missing
+        time.sleep(0.25)
+
+
 def test_verdicts_hang_under_the_spans_they_judged(phoenix: str, tmp_path: Path) -> None:
     sent = httpx.post(
         f"{phoenix}/v1/traces",
@@ -112,7 +127,7 @@ def test_verdicts_hang_under_the_spans_they_judged(phoenix: str, tmp_path: Path)
     # pydantic-ai's outer agent has no invoke_agent span; its subagent has one
     assert len(expected) == 7
     assert f"7 evaluations sent to {phoenix} as spans" in done.stderr
-    held = spans(phoenix, tree["nodes"][0]["session_id"])
+    held = stored(phoenix, tree["nodes"][0]["session_id"], len(expected))
     recorded = {span["context"]["span_id"]: span for span in held}
     got: list[tuple[str, str, int | None, float, str]] = []
     for span in held:
