@@ -340,8 +340,10 @@ def _step(step: StepDetail) -> StepRecord:
 
 def summary_line(document: ScoreResults, path: Path) -> str:
     """One line for logs: status, the three metrics (the score with its interval),
-    completeness, where the results are (the path printable: a user's name)."""
+    completeness, the judge's cost (`-` with no price: the results say why), where the
+    results are (the path printable: a user's name)."""
     metrics = document["metrics"]
+    usd = document["judge"].get("cost", {}).get("usd")
     score = metrics["atif_overall_score"]
     bounds = document["metrics_interval"]["atif_overall_score"]
     return (
@@ -349,8 +351,8 @@ def summary_line(document: ScoreResults, path: Path) -> str:
         f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
-        f"{str(document['run_metadata']['atif_complete']).lower()}; "
-        f"results in {printable(str(path))}"
+        f"{str(document['run_metadata']['atif_complete']).lower()} judge_cost_usd="
+        f"{'-' if usd is None else f'{usd:.6f}'}; results in {printable(str(path))}"
     )
 
 
