@@ -8,7 +8,6 @@ from importlib.metadata import version
 import pytest
 
 from agentjudge.judge.price import Pricer
-from agentjudge.judge.providers.base import Answer
 
 SOURCE = f"genai-prices {version('genai-prices')}"
 
@@ -16,10 +15,8 @@ SOURCE = f"genai-prices {version('genai-prices')}"
 def test_a_call_is_priced_by_kind_of_token() -> None:
     pricer = Pricer("openai", "gpt-5-mini-2025-08-07")
     # gpt-5-mini: $0.25 per million input, $0.025 cached read, $2 output (reasoning included)
-    call = Answer("{}", 1_000_000, 100_000, cache_read_tokens=500_000, reasoning_tokens=60_000)
-    assert pricer.price(call) == pytest.approx(0.125 + 0.0125 + 0.2)
-    uncached = Answer("{}", 1_000_000, 100_000)
-    assert pricer.price(uncached) == pytest.approx(0.25 + 0.2)
+    assert pricer.price(1_000_000, 500_000, 0, 100_000) == pytest.approx(0.125 + 0.0125 + 0.2)
+    assert pricer.price(1_000_000, 0, 0, 100_000) == pytest.approx(0.25 + 0.2)
     assert pricer.cost(0.3375) == {
         "usd": 0.3375,
         "source": SOURCE,
@@ -31,19 +28,16 @@ def test_a_call_is_priced_by_kind_of_token() -> None:
 def test_anthropic_cache_writes_and_reads_have_their_own_rates() -> None:
     pricer = Pricer("anthropic", "claude-sonnet-4-5")
     # $3 input, $3.75 cache write (5 min), $0.30 cache read, $15 output per million
-    call = Answer(
-        "{}", 10_000 + 20_000 + 70_000, 1_000, cache_write_tokens=20_000, cache_read_tokens=70_000
-    )
-    assert pricer.price(call) == pytest.approx(0.03 + 0.075 + 0.021 + 0.015)
+    call = pricer.price(10_000 + 20_000 + 70_000, 70_000, 20_000, 1_000)
+    assert call == pytest.approx(0.03 + 0.075 + 0.021 + 0.015)
 
 
 def test_each_call_is_priced_alone_so_a_long_prompt_tier_applies_per_call() -> None:
     pricer = Pricer("anthropic", "claude-sonnet-4-5")
-    short = Answer("{}", 150_000, 0)
     # two calls of 150k input: each under Sonnet 4.5's 200k tier, $3 per million
-    assert 2 * pricer.price(short) == pytest.approx(0.9)
+    assert 2 * pricer.price(150_000, 0, 0, 0) == pytest.approx(0.9)
     # one call of 300k input is over it ($6 per million)
-    assert pricer.price(Answer("{}", 300_000, 0)) == pytest.approx(1.8)
+    assert pricer.price(300_000, 0, 0, 0) == pytest.approx(1.8)
 
 
 @pytest.mark.parametrize(
@@ -56,7 +50,7 @@ def test_each_call_is_priced_alone_so_a_long_prompt_tier_applies_per_call() -> N
 )
 def test_no_price_is_null_with_the_reason(provider: str, model: str, reason: str) -> None:
     pricer = Pricer(provider, model)
-    assert pricer.price(Answer("{}", 1000, 10)) == 0.0
+    assert pricer.price(1000, 0, 0, 10) == 0.0
     cost = pricer.cost(0.0)
     assert cost["usd"] is None
     assert cost["model"] is None

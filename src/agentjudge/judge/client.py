@@ -339,7 +339,12 @@ class JudgeClient:
         self.stats.cache_read_tokens += answer.cache_read_tokens
         self.stats.cache_write_tokens += answer.cache_write_tokens
         self.stats.reasoning_tokens += answer.reasoning_tokens
-        self.stats.cost_usd += self.pricer.price(answer)
+        self.stats.cost_usd += self.pricer.price(
+            answer.input_tokens,
+            answer.cache_read_tokens,
+            answer.cache_write_tokens,
+            answer.output_tokens,
+        )
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
         return answer
 

@@ -14,7 +14,6 @@ from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentjudge.judge.providers.base import Answer
     from agentjudge.results.score import JudgeCost
 
 # our provider names -> genai-prices' provider ids; only hosted APIs that bill per token
@@ -51,16 +50,17 @@ class Pricer:
         self.model = found.model.id
         self._prices = genai_prices
 
-    def price(self, answer: Answer) -> float:
-        """One call's price in USD (0 when the judge has none: `cost` then says why)."""
+    def price(self, input_tokens: int, cache_read: int, cache_write: int, output: int) -> float:
+        """One call's price in USD (0 when the judge has none: `cost` then says why), from
+        its tokens as a provider's `Answer` counts them: `input_tokens` is every input
+        token, the cache's reads and writes are parts of it with their own rates."""
         if self._prices is None:
             return 0.0
-        # `input_tokens` is every input token; the cache's parts of it get their own rate
         usage = self._prices.Usage(
-            input_tokens=answer.input_tokens,
-            cache_read_tokens=answer.cache_read_tokens,
-            cache_write_tokens=answer.cache_write_tokens,
-            output_tokens=answer.output_tokens,
+            input_tokens=input_tokens,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
+            output_tokens=output,
         )
         priced = self._prices.calc_price(usage, self._model_ref, provider_id=self._provider_id)
         return float(priced.total_price)
