@@ -56,3 +56,12 @@ def test_no_price_is_null_with_the_reason(provider: str, model: str, reason: str
     assert cost["model"] is None
     assert str(cost["reason"]).startswith(reason)
     assert cost["source"] == SOURCE
+
+
+def test_usage_the_database_finds_inconsistent_leaves_the_run_without_a_price() -> None:
+    pricer = Pricer("openai", "gpt-5-mini")
+    assert pricer.price(1000, 0, 0, 10) > 0
+    assert pricer.price(10, 20, 0, 5) == 0.0  # more cached than input: not a real call
+    cost = pricer.cost(0.5)
+    assert cost["usd"] is None
+    assert str(cost["reason"]).startswith("a call's usage could not be priced: ")

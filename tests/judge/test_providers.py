@@ -560,6 +560,11 @@ def test_openai_usage_by_kind_from_its_token_details() -> None:
     reply["usage"] = {"prompt_tokens": 9, "completion_tokens": 2, "prompt_tokens_details": None}
     answer = OpenAICompatible("u", "m").parse(200, json.dumps(reply).encode())
     assert usage_of(answer) == (9, 0, 0, 2, 0)
+    # a cached count over the prompt's is capped at the prompt's: it is a part of it
+    reply["usage"] = {"prompt_tokens": 9, "completion_tokens": 2,
+                      "prompt_tokens_details": {"cached_tokens": 4096}}  # fmt: skip
+    answer = OpenAICompatible("u", "m").parse(200, json.dumps(reply).encode())
+    assert usage_of(answer) == (9, 9, 0, 2, 0)
 
 
 def test_anthropic_usage_by_kind_adds_the_cache_to_input() -> None:

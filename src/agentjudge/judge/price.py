@@ -62,7 +62,12 @@ class Pricer:
             cache_write_tokens=cache_write,
             output_tokens=output,
         )
-        priced = self._prices.calc_price(usage, self._model_ref, provider_id=self._provider_id)
+        try:
+            priced = self._prices.calc_price(usage, self._model_ref, provider_id=self._provider_id)
+        except ValueError as exc:  # counts the database finds inconsistent: no price at all
+            self.reason = f"a call's usage could not be priced: {exc}"
+            self._prices = None
+            return 0.0
         return float(priced.total_price)
 
     def cost(self, usd: float) -> JudgeCost:

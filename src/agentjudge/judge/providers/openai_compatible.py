@@ -213,6 +213,7 @@ class OpenAICompatible(Provider):
         reasoning = max(reasoning, completion - answered)
         cached = usage.get("prompt_tokens_details")
         read = token_count(cached.get("cached_tokens")) if isinstance(cached, dict) else 0
+        read = min(read, prompt)  # a part of the prompt: a server saying more is wrong
         if isinstance(message.get("refusal"), str) and message["refusal"] and not content:
             return Answer(
                 "",
