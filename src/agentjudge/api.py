@@ -122,7 +122,15 @@ def score_trajectories(
         "notes": client.notes,
     }
     document = results_document(
-        result, config, criteria, judge_name, judge_note, client.stats, started, details
+        result,
+        config,
+        criteria,
+        judge_name,
+        judge_note,
+        client.stats,
+        started,
+        details,
+        client.pricer.cost(client.stats.cost_usd),
     )
     manifests: dict[Selection, dict[str, Any]] = {}
     if config.training_threshold is not None:

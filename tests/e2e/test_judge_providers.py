@@ -12,18 +12,21 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agentjudge.judge.providers.openai_compatible import REASONING_TOKENS
 from agentjudge.testing import JudgeServer, Script
 from agentjudge.testing.judge_server import LoggedRequest
+from tests.atif.docs import doc, write
 from tests.e2e.test_grade_cli import PROJECT_JUDGE_SCORES, judge_scores
 from tests.e2e.test_score_cli import tree
 
 pytestmark = pytest.mark.timeout(120)
 PROJECT = Path(__file__).resolve().parents[1] / "cases" / "data" / "project"
 KEY = "sk-mimic-key-0123456789"
+REASONING_TOKENS_MEDIUM = 64  # the OpenAI mimic's reasoning at the default effort
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,11 @@ def test_a_score_job_with_each_provider(tmp_path: Path, case: Case) -> None:
     assert results["judge"]["notes"] == []
     assert results["judge"]["input_tokens"] > 0
     assert results["judge"]["output_tokens"] > 0
+    # a hosted API's model the price database knows is priced; an Azure deployment's name
+    # and a server of one's own are not (the reason is recorded)
+    cost = results["judge"]["cost"]
+    assert (cost["usd"] is not None) == (case.provider in ("openai", "anthropic", "gemini"))
+    assert (cost["reason"] is None) == (cost["usd"] is not None)
     assert results["run_parameters"]["atif_judge"] == f"{case.provider}/{case.model}"
     assert KEY not in (tmp_path / "out.json").read_text()
     assert KEY not in done.stderr + done.stdout
@@ -255,3 +263,79 @@ def test_a_reasoning_model_unknown_by_name_is_adapted_to(tmp_path: Path) -> None
         "temperature": False,
         "system_role": "system",
     }
+
+
+def test_openai_cached_tokens_give_usage_by_kind_and_the_price(tmp_path: Path) -> None:
+    # a long task every step's prompt starts with: the mimic, as OpenAI does, reads from
+    # its cache the start (1,024 tokens or more) a later prompt shares with an earlier one
+    root = doc(4)
+    root["steps"][0] = {"step_id": 1, "source": "user", "message": "Fix the bug. " * 600}
+    for index, score in ((1, "1.0"), (2, "0.5"), (3, "0.0")):
+        root["steps"][index]["message"] = f"Step {index} [[score={score}]]"
+    write(tmp_path / "runs" / "root.json", root)
+    case = Case("openai", "openai", "gpt-5-mini", "OPENAI_API_KEY")
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        done = run(
+            [
+                "score", tmp_path / "runs", "--judge", "openai", "--judge-model", case.model,
+                "--judge-url", server.base_url, "--concurrency", "1", "-o", "out.json",
+            ],
+            tmp_path,
+            clean_env(tmp_path, case),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        prompts = [r.body["messages"] for r in server.log]
+    judge = json.loads((tmp_path / "out.json").read_text())["judge"]
+    calls = len(prompts)
+    assert judge["calls"] == calls
+    assert judge["cache_write_tokens"] == 0  # OpenAI writes its cache without a word
+    # gpt-5-mini reasons: the mimic counts 64 tokens of it a call (medium effort)
+    assert judge["reasoning_tokens"] == calls * REASONING_TOKENS_MEDIUM
+    # the first call found nothing cached; each later one its shared start, 128-token steps
+    shared = [shared_start(prompts[i], prompts[:i]) for i in range(calls)]
+    cached = [0 if s < 1024 else 1024 + (s - 1024) // 128 * 128 for s in shared]
+    assert cached[0] == 0
+    assert sum(cached) >= 1024 * (calls // 2), cached  # most calls share the long task
+    assert judge["cache_read_tokens"] == sum(cached)
+    # gpt-5-mini: $0.25 a million input, $0.025 cached, $2 output
+    billed = judge["input_tokens"] - judge["cache_read_tokens"]
+    usd = (billed * 0.25 + judge["cache_read_tokens"] * 0.025 + judge["output_tokens"] * 2) / 1e6
+    assert judge["cost"]["usd"] == pytest.approx(usd, abs=1e-6)
+    assert judge["cost"]["model"] == "gpt-5-mini"
+    assert judge["cost"]["source"].startswith("genai-prices ")
+    assert f"judge_cost_usd={judge['cost']['usd']:.6f};" in done.stderr
+
+
+def shared_start(messages: list[dict[str, Any]], earlier: list[list[dict[str, Any]]]) -> int:
+    """Tokens (four characters each) of the longest start `messages`' text shares with an
+    earlier prompt's."""
+    text = "".join(m["content"] for m in messages)
+    best = 0
+    for other in earlier:
+        other_text = "".join(m["content"] for m in other)
+        common = 0
+        while common < min(len(text), len(other_text)) and text[common] == other_text[common]:
+            common += 1
+        best = max(best, common)
+    return best // 4
+
+
+def test_a_model_the_price_database_does_not_know_has_no_price(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    case = Case("openai", "openai", "gpt-from-the-future", "OPENAI_API_KEY")
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        done = run(
+            [
+                "score", runs, "--judge", "openai", "--judge-model", case.model,
+                "--judge-url", server.base_url, "-o", "out.json",
+            ],
+            tmp_path,
+            clean_env(tmp_path, case),
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    cost = json.loads((tmp_path / "out.json").read_text())["judge"]["cost"]
+    assert cost["usd"] is None
+    assert cost["model"] is None
+    assert cost["reason"] == (
+        "genai-prices does not know openai's model 'gpt-from-the-future': no price taken"
+    )

@@ -405,7 +405,8 @@ def test_ci_output_is_the_summary_line_then_the_roots(tmp_path: Path, server: Ju
     assert run.stderr.splitlines() == [
         "agentjudge score: succeeded; atif_overall_score=0.6000 (95% CI 0.6000\u20130.6000) "
         "atif_trajectory_count=2 "
-        "atif_failure_categorization_rate=1.0 atif_complete=true; results in out.json",
+        "atif_failure_categorization_rate=1.0 atif_complete=true judge_cost_usd=-; "
+        "results in out.json",
         f"Roots in {runs}/:",
         "  root       score  passed  where it went wrong",
         "  root.json   0.58  yes     step 3: 0.00 context_loss (lowest below 0.5)",

@@ -223,6 +223,9 @@ def test_the_counters_as_results_files_write_them() -> None:
         "verdicts",
         "input_tokens",
         "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
         "mean_latency_ms",
     ]
     assert (counters["calls"], counters["cache_hits"], counters["mean_latency_ms"]) == (4, 2, 2.5)

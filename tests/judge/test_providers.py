@@ -529,3 +529,68 @@ def test_endpoints_shown_keep_only_the_api_version() -> None:
     )
     assert shown == "https://gw.example/v1?api-version=1"
     assert redact("at https://user:p@ss@host/v1") == "at https://***@host/v1"
+
+
+def usage_of(answer: Any) -> tuple[int, int, int, int, int]:
+    """input, cached read, cache write, output, reasoning."""
+    return (
+        answer.input_tokens,
+        answer.cache_read_tokens,
+        answer.cache_write_tokens,
+        answer.output_tokens,
+        answer.reasoning_tokens,
+    )
+
+
+def test_openai_usage_by_kind_from_its_token_details() -> None:
+    reply = {
+        "choices": [{"message": {"role": "assistant", "content": "{}"}}],
+        "usage": {
+            "prompt_tokens": 1500,
+            "completion_tokens": 600,
+            "total_tokens": 2100,
+            "prompt_tokens_details": {"cached_tokens": 1280, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 512, "audio_tokens": 0},
+        },
+    }
+    answer = OpenAI("u", "gpt-5-mini").parse(200, json.dumps(reply).encode())
+    # cached tokens are part of prompt_tokens, reasoning part of completion_tokens
+    assert usage_of(answer) == (1500, 1280, 0, 600, 512)
+    # a server that leaves the details out (or sends null) counts none
+    reply["usage"] = {"prompt_tokens": 9, "completion_tokens": 2, "prompt_tokens_details": None}
+    answer = OpenAICompatible("u", "m").parse(200, json.dumps(reply).encode())
+    assert usage_of(answer) == (9, 0, 0, 2, 0)
+    # a cached count over the prompt's is capped at the prompt's: it is a part of it
+    reply["usage"] = {"prompt_tokens": 9, "completion_tokens": 2,
+                      "prompt_tokens_details": {"cached_tokens": 4096}}  # fmt: skip
+    answer = OpenAICompatible("u", "m").parse(200, json.dumps(reply).encode())
+    assert usage_of(answer) == (9, 9, 0, 2, 0)
+
+
+def test_anthropic_usage_by_kind_adds_the_cache_to_input() -> None:
+    reply = {
+        "content": [{"type": "text", "text": '{"score": 1}'}],
+        "stop_reason": "end_turn",
+        "usage": {
+            "input_tokens": 50,
+            "cache_creation_input_tokens": 2048,
+            "cache_read_input_tokens": 4096,
+            "output_tokens": 30,
+        },
+    }
+    answer = Anthropic("u", "m").parse(200, json.dumps(reply).encode())
+    assert usage_of(answer) == (50 + 2048 + 4096, 4096, 2048, 30, 0)
+
+
+def test_gemini_usage_by_kind_takes_thinking_from_the_total() -> None:
+    reply = {
+        "choices": [{"message": {"role": "assistant", "content": "{}"}}],
+        "usage": {
+            "prompt_tokens": 1000,
+            "completion_tokens": 20,
+            "total_tokens": 1300,
+            "prompt_tokens_details": {"cached_tokens": 768},
+        },
+    }
+    answer = Gemini("u", "gemini-2.5-flash").parse(200, json.dumps(reply).encode())
+    assert usage_of(answer) == (1000, 768, 0, 300, 280)

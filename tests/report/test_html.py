@@ -71,7 +71,10 @@ def score_document() -> ScoreResults:
         {"atif_complete": False, "judge_notice": "not a quality signal"}
     )
     document["judge"].update({"calls": 9, "successes": 8, "errors": 1, "input_tokens": 1200,
-                              "output_tokens": 90, "mean_latency_ms": 1.5})  # fmt: skip
+                              "output_tokens": 90, "cache_read_tokens": 800,
+                              "mean_latency_ms": 1.5})  # fmt: skip
+    document["judge"]["cost"] = {"usd": 0.000412, "source": "genai-prices 0.2.3",
+                                 "model": "gpt-5-mini", "reason": None}  # fmt: skip
     return document
 
 
@@ -219,7 +222,18 @@ def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
     assert cards["atif_complete"]["value"] is False
     assert cards["roots"]["sub"] == "0 passed · 1 not passed · 1 failed to score"
     assert view["notice"] == "not a quality signal"
-    assert {row["key"]: row["value"] for row in view["judge"]}["errors"] == 1
+    judge = {row["key"]: row["value"] for row in view["judge"]}
+    assert judge["errors"] == 1
+    assert judge["cache_read_tokens"] == 800
+    assert judge["cost"] == "$0.000412 (gpt-5-mini, genai-prices 0.2.3)"
+    document = score_document()
+    del document["judge"]["cost"]  # a file from before runs were priced
+    assert {row["key"]: row["value"] for row in score_view(document)["judge"]}["cost"] is None
+    document["judge"]["cost"] = {
+        "usd": None, "source": "genai-prices 0.2.3", "model": None, "reason": "unknown model"
+    }  # fmt: skip
+    unpriced = {row["key"]: row["value"] for row in score_view(document)["judge"]}
+    assert unpriced["cost"] == "no price: unknown model"
 
 
 def test_the_decisive_step_is_on_its_root_row_and_marked_in_its_node() -> None:

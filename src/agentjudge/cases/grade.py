@@ -123,6 +123,9 @@ Usage = Literal[
     "protocol_errors",
     "input_tokens",
     "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
 ]
 USAGE: tuple[Usage, ...] = get_args(Usage)
 # The first cases not passed that a run keeps for its console summary (which shows as many,

@@ -22,6 +22,7 @@ from opentelemetry.metrics import Meter
 from agentjudge.errors import JudgeError, ProtocolError
 from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
+from agentjudge.judge.price import Pricer
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
@@ -111,6 +112,7 @@ class JudgeClient:
     wait_note_every: float = 30.0
 
     def __post_init__(self) -> None:
+        self.pricer = Pricer(self.provider.name, self.provider.model)
         self._limit = AdaptiveLimit(self.concurrency, self.provider.keeps_last_prompt)
         # The transport is the one connection pool. aiohttp's keeps per-call cost flat as
         # concurrency grows (httpcore's pool scans every connection on every request).
@@ -334,6 +336,15 @@ class JudgeClient:
         self._count_success(http_request)
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
+        self.stats.cache_read_tokens += answer.cache_read_tokens
+        self.stats.cache_write_tokens += answer.cache_write_tokens
+        self.stats.reasoning_tokens += answer.reasoning_tokens
+        self.stats.cost_usd += self.pricer.price(
+            answer.input_tokens,
+            answer.cache_read_tokens,
+            answer.cache_write_tokens,
+            answer.output_tokens,
+        )
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
         return answer
 

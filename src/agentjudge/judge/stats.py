@@ -23,6 +23,11 @@ class ClientStats:
     store_rejected: int = 0  # stored verdicts unusable (unreadable, out of range): judged again
     input_tokens: int = 0
     output_tokens: int = 0
+    # parts of the two above: read from / written to the provider's prompt cache, thinking
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float = 0.0  # the calls' prices summed (`JudgeClient.pricer`; results: `cost`)
     latency_seconds: float = 0.0
 
     def as_dict(self) -> JudgeCounters:
@@ -41,6 +46,9 @@ class ClientStats:
             "verdicts": self.verdicts,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
             "mean_latency_ms": (
                 round(self.latency_seconds * 1000 / self.calls, 1) if self.calls else None
             ),

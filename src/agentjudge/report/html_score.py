@@ -14,6 +14,7 @@ from typing import Any
 from agentjudge.judge.taxonomy import CATEGORIES, UNCATEGORIZED
 from agentjudge.results.score import (
     CriteriaRecord,
+    JudgeCost,
     JudgeRecord,
     Metrics,
     MetricsInterval,
@@ -138,12 +139,24 @@ def _judge(judge: JudgeRecord) -> list[dict[str, Any]]:
         ("Cache hits", "cache_hits", "int"),
         ("Input tokens", "input_tokens", "int"),
         ("Output tokens", "output_tokens", "int"),
+        ("Cached input tokens read", "cache_read_tokens", "int"),
+        ("Input tokens written to the cache", "cache_write_tokens", "int"),
+        ("Reasoning tokens", "reasoning_tokens", "int"),
         ("Mean latency (ms)", "mean_latency_ms", "num"),
         ("Steps judged", "steps_judged", "int"),
         ("Input tokens per step", "input_tokens_per_step", "num"),
         ("Shared prompt prefix", "shared_prefix_fraction", "score4"),
     ]
-    return [_card(label, key, judge.get(key), fmt) for label, key, fmt in rows]
+    cards = [_card(label, key, judge.get(key), fmt) for label, key, fmt in rows]
+    cost = judge.get("cost")  # none in a file written before runs were priced
+    return [*cards, _card("Cost", "cost", _cost(cost) if cost else None, "text")]
+
+
+def _cost(cost: JudgeCost) -> str:
+    """The run's cost with the model it was priced as, or why it has none."""
+    if cost["usd"] is None:
+        return f"no price: {cost['reason']}"
+    return f"${cost['usd']:.6f} ({cost['model']}, {cost['source']})"
 
 
 def _parameters(

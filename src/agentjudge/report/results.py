@@ -22,6 +22,8 @@ from agentjudge.printable import printable
 from agentjudge.results.score import (
     SCORE_SCHEMA,
     IncompleteNode,
+    JudgeCost,
+    JudgeRecord,
     JudgeSetup,
     MetricsInterval,
     NodeRecord,
@@ -49,10 +51,12 @@ def results_document(
     stats: ClientStats,
     started: datetime,
     judge_details: JudgeSetup,
+    cost: JudgeCost,
 ) -> ScoreResults:
     """The results document (`results/score.py`): metrics, run parameters and metadata,
     provenance, and details. `judge_details`: the judge's endpoint (no credentials), how
-    its requests were built after adapting to the server, and the notes it said."""
+    its requests were built after adapting to the server, and the notes it said; `cost`:
+    what its calls cost (`JudgeClient.pricer`)."""
     metrics = result.metrics
     acc = result.accounting
     overall = metrics.overall_score if metrics else None
@@ -96,6 +100,7 @@ def results_document(
             "shared_prefix_fraction": (
                 round(acc.prefix_chars / acc.prompt_chars, 4) if acc.prompt_chars else None
             ),
+            "cost": cost,
         },
         "criteria": {
             "mode": criteria.mode,
@@ -113,6 +118,16 @@ def results_document(
         "training_threshold": config.training_threshold,
         "trajectories": [_tree(tree, config.training_threshold) for tree in result.trees],
     }
+
+
+def _cache(judge: JudgeRecord) -> str:
+    return f"{judge.get('cache_read_tokens', '-')} / {judge.get('cache_write_tokens', '-')}"
+
+
+def _cost(cost: JudgeCost) -> str:
+    if cost["usd"] is None:
+        return f"- ({cost['reason']})"
+    return f"${cost['usd']:.6f} ({cost['model']}, {cost['source']})"
 
 
 def run_parameters(config: ScoreConfig, judge: str, criteria: Criteria) -> RunParameters:
@@ -325,8 +340,10 @@ def _step(step: StepDetail) -> StepRecord:
 
 def summary_line(document: ScoreResults, path: Path) -> str:
     """One line for logs: status, the three metrics (the score with its interval),
-    completeness, where the results are (the path printable: a user's name)."""
+    completeness, the judge's cost (`-` with no price: the results say why), where the
+    results are (the path printable: a user's name)."""
     metrics = document["metrics"]
+    usd = document["judge"].get("cost", {}).get("usd")
     score = metrics["atif_overall_score"]
     bounds = document["metrics_interval"]["atif_overall_score"]
     return (
@@ -334,8 +351,8 @@ def summary_line(document: ScoreResults, path: Path) -> str:
         f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
-        f"{str(document['run_metadata']['atif_complete']).lower()}; "
-        f"results in {printable(str(path))}"
+        f"{str(document['run_metadata']['atif_complete']).lower()} judge_cost_usd="
+        f"{'-' if usd is None else f'{usd:.6f}'}; results in {printable(str(path))}"
     )
 
 
@@ -370,6 +387,9 @@ def summary_table(document: ScoreResults, console: Console) -> None:
     table.add_row("judge", Text(printable(document["run_parameters"]["atif_judge"])))
     table.add_row("judge calls (cached)", f"{judge['calls']} ({judge['cache_hits']})")
     table.add_row("tokens in / out", f"{judge['input_tokens']} / {judge['output_tokens']}")
+    table.add_row("tokens cache read / write", _cache(judge))
+    if "cost" in judge:  # a file written before runs were priced has none
+        table.add_row("cost", Text(printable(_cost(judge["cost"]))))
     console.print(table)
     if notice := document["run_metadata"]["judge_notice"]:
         console.print(Text.assemble(("note:", "yellow"), f" {printable(notice)}"))

@@ -102,8 +102,31 @@ class JudgeCounters(TypedDict):
     store_rejected: int
     verdicts: int
     input_tokens: int
+    """Every input token billed, cached ones included."""
     output_tokens: int
+    """Every generated token billed, thinking included."""
+    cache_read_tokens: NotRequired[int]
+    """Of `input_tokens`: read from the provider's prompt cache. This and the next two are
+    written by every run since agentjudge counted them; files from before lack them."""
+    cache_write_tokens: NotRequired[int]
+    """Of `input_tokens`: written to the provider's prompt cache (Anthropic)."""
+    reasoning_tokens: NotRequired[int]
+    """Of `output_tokens`: the judge's thinking."""
     mean_latency_ms: float | None
+
+
+@record
+class JudgeCost(TypedDict):
+    """What the judge's calls cost (`judge/price.py`), from the usage counted above."""
+
+    usd: float | None
+    """None when there is no price: `reason` says why (never a guessed price). Written by
+    every run since agentjudge priced runs; files from before lack `cost`."""
+    source: str
+    """The price database and its version (`genai-prices 0.2.3`)."""
+    model: str | None
+    """The database's model the judge's model matched."""
+    reason: str | None
 
 
 @record
@@ -133,6 +156,7 @@ class JudgeRecord(JudgeSetup, JudgeCounters):
     second_round: SecondRound
     input_tokens_per_step: float | None
     shared_prefix_fraction: float | None
+    cost: NotRequired[JudgeCost]
 
 
 @record

@@ -109,18 +109,28 @@ class Anthropic(Provider):
                 content = (content or "") + block["text"]
         usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        prompt = sum(
-            token_count(usage.get(field))
-            for field in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        )
+        # `input_tokens` counts only what follows the last cache breakpoint: the cache's
+        # reads and writes are billed on top of it (docs/judge.md, usage fields)
+        read = token_count(usage.get("cache_read_input_tokens"))
+        written = token_count(usage.get("cache_creation_input_tokens"))
+        prompt = token_count(usage.get("input_tokens")) + read + written
         output = token_count(usage.get("output_tokens"))
         stop = data.get("stop_reason")
         if stop == "refusal" and not content:
-            return Answer("", prompt, output, "refused")
+            return Answer(
+                "", prompt, output, "refused", cache_read_tokens=read, cache_write_tokens=written
+            )
         if not content and stop != "max_tokens":
             raise ProtocolError("malformed_completion")
         truncated = stop == "max_tokens"
-        return Answer(content or "", prompt, output, "truncated" if truncated else "done")
+        return Answer(
+            content or "",
+            prompt,
+            output,
+            "truncated" if truncated else "done",
+            cache_read_tokens=read,
+            cache_write_tokens=written,
+        )
 
     def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
         if status != 400:

@@ -39,13 +39,19 @@ class Answer:
     judge stopped: `truncated` (its token budget ran out, the text may be cut) or `refused`
     (it declined to answer: no text). `tokens`: the generated tokens with the
     log-probabilities of their alternatives, when the request asked for them (a `binary`
-    answer's; see judge/binary_verdict.py)."""
+    answer's; see judge/binary_verdict.py). `input_tokens` is every input token the call was
+    billed for; `cache_read_tokens` and `cache_write_tokens` are the parts of it the provider
+    read from or wrote to its prompt cache. `output_tokens` is every generated token billed,
+    thinking included; `reasoning_tokens` is the thinking part of it (docs/judge.md)."""
 
     content: str
     input_tokens: int = 0
     output_tokens: int = 0
     stop: Stop = "done"
     tokens: tuple[TokenChoice, ...] = ()
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
 
 class Provider:

@@ -204,16 +204,39 @@ class OpenAICompatible(Provider):
         usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         prompt = token_count(usage.get("prompt_tokens"))
-        completion = token_count(usage.get("completion_tokens"))
+        answered = token_count(usage.get("completion_tokens"))
         # Gemini leaves its thinking out of completion_tokens but not out of total_tokens
-        completion = max(completion, token_count(usage.get("total_tokens")) - prompt)
+        completion = max(answered, token_count(usage.get("total_tokens")) - prompt)
+        details = usage.get("completion_tokens_details")
+        reasoning = token_count(details.get("reasoning_tokens")) if isinstance(details, dict) else 0
+        # Gemini reports no reasoning_tokens: its thinking is the gap found above
+        reasoning = max(reasoning, completion - answered)
+        cached = usage.get("prompt_tokens_details")
+        read = token_count(cached.get("cached_tokens")) if isinstance(cached, dict) else 0
+        read = min(read, prompt)  # a part of the prompt: a server saying more is wrong
         if isinstance(message.get("refusal"), str) and message["refusal"] and not content:
-            return Answer("", prompt, completion, "refused")
+            return Answer(
+                "",
+                prompt,
+                completion,
+                "refused",
+                cache_read_tokens=read,
+                reasoning_tokens=reasoning,
+            )
         truncated = isinstance(choice, dict) and choice.get("finish_reason") == "length"
         if not isinstance(content, str) or (not content and not truncated):
             raise ProtocolError("malformed_completion")
         stop: Stop = "truncated" if truncated else "done"
-        return Answer(content, prompt, completion, stop, token_choices(choice))
+        choices = token_choices(choice)
+        return Answer(
+            content,
+            prompt,
+            completion,
+            stop,
+            choices,
+            cache_read_tokens=read,
+            reasoning_tokens=reasoning,
+        )
 
     def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
         # 400/422: a refused request. 500: only when the server says what it refused

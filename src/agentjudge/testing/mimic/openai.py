@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from agentjudge.testing.mimic.base import (
@@ -20,6 +21,7 @@ from agentjudge.testing.mimic.base import (
     text_of,
     unexpected,
 )
+from agentjudge.testing.mimic.prompt_cache import PromptCache
 from agentjudge.testing.mimic.strict_schema import NOT_PERMITTED, strict_schema_problem
 from agentjudge.testing.scripted import Answer, Prompt
 
@@ -104,6 +106,15 @@ class OpenAI(Dialect):
     owner = "openai"
     bad_body = BAD_JSON
     not_permitted: ClassVar[tuple[str, ...]] = NOT_PERMITTED
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        reasoning_models: Iterable[str] = (),
+        models: Iterable[str] | None = None,
+    ) -> None:
+        super().__init__(api_key, reasoning_models, models)
+        self.cache = PromptCache()  # caches prompts' starts on its own, as OpenAI does
 
     def check_access(
         self, path: str, query: dict[str, str], headers: dict[str, str]
@@ -293,7 +304,7 @@ class OpenAI(Dialect):
             "prompt_tokens": prompt_tokens,
             "completion_tokens": answer_tokens,
             "total_tokens": prompt_tokens + answer_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "prompt_tokens_details": {"cached_tokens": self.cache.read(prompt), "audio_tokens": 0},
             "completion_tokens_details": {
                 "reasoning_tokens": reasoning,
                 "audio_tokens": 0,
