@@ -16,6 +16,7 @@ from agentjudge.atif.models import Step
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.verdict import Verdict
 from agentjudge.report.decisive import roots_table, shown
+from agentjudge.results.score import SCORE
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep, execution_order
 from agentjudge.scoring.decisive_pick import SUMMARY_RATIONALE_CHARS, pick_request, summary_line
@@ -408,7 +409,7 @@ def test_a_user_step_that_scores_low_is_never_where_the_run_went_wrong(
     if rule == "first_below_threshold":
         said = "The total is 52. [[score=0.45]] [[category=reasoning_failure]]"
         assert failure["excerpt"] == said  # its own text, on one line
-        assert roots_table(data)[-1] == (
+        assert roots_table(SCORE.check(data, "out.json"))[-1] == (
             '  sum.json   0.39  no      step 3 by terminus-2 "The total is 52. [[score=0.45]] '
             '[[category=reasoning_failure…": 0.45 reasoning_failure: scripted verdict'
         )
@@ -430,7 +431,7 @@ def test_a_run_whose_only_low_steps_are_user_steps_names_none_and_says_why(
     assert tree["decisive_failure"] is None
     assert tree["decisive_absent"] == "only_user_or_system_steps_below_threshold"
     assert decisive_requests(server, before) == []  # nothing to pick among
-    assert roots_table(data)[-1] == (
+    assert roots_table(SCORE.check(data, "out.json"))[-1] == (
         "  a.json   0.63  no      - (only user or system steps below 0.5)"
     )
 
