@@ -150,7 +150,8 @@ def ordered_steps(tree: TreeResult) -> list[OrderedStep]:
 
 def went_wrong(tree: TreeResult) -> bool:
     """Whether the root did not pass (a failed root, or one below the completion
-    threshold, or incomplete): its run gets a decisive failure if it has a scored step."""
+    threshold, or incomplete): its run gets a decisive failure if an agent step of it
+    was scored (see `decide`)."""
     return not tree.aggregates[0].passed
 
 
