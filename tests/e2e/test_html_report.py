@@ -208,7 +208,10 @@ def test_the_step_where_a_run_went_wrong_is_shown_and_marked(
     assert run.returncode == 0, run.stderr
     page = open_report(browser, tmp_path / "out.html")
     cell = page.locator('tr[data-root="0"] [data-col=decisive]')
-    assert cell.text_content() == "searcher · step 2 · 0.100 · context_loss"
+    # the agent, and the step's own words to check it by
+    assert cell.text_content() == (
+        "searcher · step 2 · 0.100 · context_loss “lost it [[score=0.1]] [[category=context_loss]]”"
+    )
     page.click('tr[data-root="0"]')
     tree = page.locator('tr[data-detail-for="0"] .tree')
     assert "went wrong" in (tree.locator(".decisive-line").text_content() or "")

@@ -409,7 +409,7 @@ def test_ci_output_is_the_summary_line_then_the_roots(tmp_path: Path, server: Ju
         "results in out.json",
         f"Roots in {runs}/:",
         "  root       score  passed  where it went wrong",
-        "  root.json   0.58  yes     step 3: 0.00 context_loss (lowest below 0.5)",
+        "  root.json   0.58  yes     step 3 by agent: 0.00 context_loss (lowest below 0.5)",
     ]
     with_html = score(runs, *judge_flags(server), "-o", "out.json", "--html", "out.html",
                       cwd=tmp_path)  # fmt: skip
@@ -823,7 +823,9 @@ def test_the_console_says_where_a_failed_run_went_wrong(
     at = lines.index(f"Roots in {runs}/:")
     assert lines[at + 1 :] == [
         "  root       score  passed  where it went wrong",
-        "  root.json   0.58  no      step 3: 0.00 context_loss: scripted verdict",
+        # the step's agent and its own words, then the judge's reason
+        '  root.json   0.58  no      step 3 by agent "Forgot the task [[score=0.0]] '
+        '[[category=context_loss]]": 0.00 context_loss: scripted verdict',
     ]
     failure = results(tmp_path / "out.json")["trajectories"][0]["decisive_failure"]
     assert (failure["step_id"], failure["order"]) == (3, 4)  # after the subagent's 2 steps

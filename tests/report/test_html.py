@@ -192,7 +192,7 @@ def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
         "agent": "agent 1", "model": "m", "file": "/runs/a/trajectory.json",
         "status": "scored", "reason": None, "score": 0.6, "own": 0.5, "passed": False,
         "complete": False, "steps": 5, "subagents": 3, "omitted": 1, "failures": 1, "errors": 1,
-        "decisive": None,
+        "decisive": None, "decisive_absent": None,
     }  # fmt: skip
     assert (second["label"], second["status"], second["reason"]) == (
         "b/trajectory.json",
@@ -242,17 +242,20 @@ def test_the_decisive_step_is_on_its_root_row_and_marked_in_its_node() -> None:
     tree["decisive_failure"] = {
         "rule": "first_below_threshold", "node_id": "/runs/a/broken.json", "agent": "agent",
         "segment": 0, "step_id": 1, "order": 3, "score": 0.9, "category": None,
-        "reason": "fine", "pick_status": None,
+        "reason": "fine", "pick_status": None, "excerpt": "The total is 52.",
     }  # fmt: skip
     document["trajectories"][1]["decisive_failure"] = None
+    document["trajectories"][1]["decisive_absent"] = "only_user_or_system_steps_below_threshold"
     view = score_view(document)
     first, second = view["roots"]
     assert first["decisive"] == {
         "rule": "first_below_threshold", "agent": "agent", "step_id": 1, "segment": 0,
         "order": 3, "score": 0.9, "category": None, "reason": "fine", "node": 3,
-        "label": "a/broken.json",
+        "label": "a/broken.json", "excerpt": "The total is 52.",
     }  # fmt: skip
-    assert second["decisive"] is None
+    assert (first["decisive_absent"], second["decisive"]) == (None, None)
+    # a root that did not pass and names no step says why
+    assert second["decisive_absent"] == "only_user_or_system_steps_below_threshold"
     marked = [
         (i, k) for i, node in enumerate(view["trees"][0])
         for k, step in enumerate(node["steps"]) if step.get("decisive")

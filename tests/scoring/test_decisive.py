@@ -12,12 +12,15 @@ import pytest
 
 from agentjudge.api import plan_trajectories, score_trajectories
 from agentjudge.atif import Node
+from agentjudge.atif.models import Step
 from agentjudge.errors import ProtocolError
 from agentjudge.judge.verdict import Verdict
 from agentjudge.report.decisive import roots_table, shown
+from agentjudge.results.score import SCORE
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.decisive import DEFAULT_DECISIVE_RULE, OrderedStep, execution_order
 from agentjudge.scoring.decisive_pick import SUMMARY_RATIONALE_CHARS, pick_request, summary_line
+from agentjudge.scoring.steps import EXCERPT_CHARS, excerpt
 from agentjudge.testing import JudgeServer
 from tests.atif.docs import doc, with_refs, write
 from tests.results.documents import node, score_document, tree
@@ -116,7 +119,9 @@ def test_a_subagent_that_fails_first_is_where_the_run_went_wrong(
         "category": "context_loss",
         "reason": "scripted verdict",
         "pick_status": None,
+        "excerpt": "Forgot the module [[score=0.3]] [[category=context_loss]]",
     }
+    assert tree["decisive_absent"] is None
     assert data["judge"]["decisive_picks"] == 0
 
 
@@ -211,20 +216,19 @@ def test_judge_pick_asks_once_per_failed_root_and_takes_the_named_step(
     )
     # no marker: the scripted judge names the lowest step listed
     assert (two["decisive_failure"]["step_id"], two["decisive_failure"]["order"]) == (3, 2)
-    # the request lists every scored step of the tree, in execution order, as quoted data
+    # the request lists every scored agent step of the tree (not the root's or the child's
+    # user step, orders 0 and 2), in execution order, as quoted data
     listed = next(b for b in asked if "[[decisive=1]]" in b["messages"][1]["content"])
     lines = listed["messages"][1]["content"].split("<steps>\n")[1].split("\n</steps>")[0]
     summaries = [json.loads(line) for line in lines.splitlines()]
     assert [(s["order"], s["agent"], s["score"]) for s in summaries] == [
-        (0, "agent", 1.0),
         (1, "agent", 0.6),
-        (2, "searcher", 0.8),
         (3, "searcher", 0.3),
         (4, "searcher", 0.6),
         (5, "agent", 0.2),
         (6, "agent", 0.1),
     ]
-    assert summaries[3]["category"] == "context_loss"
+    assert summaries[1]["category"] == "context_loss"
 
 
 @pytest.mark.parametrize("answer", ["bad", "99"])
@@ -313,7 +317,7 @@ def test_the_console_lists_ten_roots_failed_first_on_one_printable_line_each() -
     assert roots_table(score_document([passed])) == [
         "Roots in runs/:",
         "  root    score  passed  where it went wrong",
-        "  p.json   0.75  yes     step 2: 0.38 reasoning_failure (lowest below 0.5)",
+        "  p.json   0.75  yes     step 2 by main: 0.38 reasoning_failure (lowest below 0.5)",
     ]
     clean = tree([node("p.json", None, aggregate=0.75, passed=True)])
     assert roots_table(score_document([clean]))[-2:] == [
@@ -327,7 +331,7 @@ def test_a_score_next_to_a_threshold_is_never_shown_on_its_other_side() -> None:
     steps = [judged(1, 0.9), judged(2, 0.4999)]
     near = tree([node("p.json", None, aggregate=0.4996, passed=False, steps=steps)])
     assert roots_table(score_document([near]))[-1] == (
-        "  p.json  0.4996  no      step 2: 0.4999 (lowest below 0.5)"
+        "  p.json  0.4996  no      step 2 by agent: 0.4999 (lowest below 0.5)"
     )
     assert (shown(0.75, 0.5), shown(0.5, 0.5), shown(0.49, 0.5)) == ("0.75", "0.50", "0.49")
     assert shown(0.4999999999, 0.5) == "0.4999999999"
@@ -368,3 +372,88 @@ def test_a_pick_is_kept_in_the_verdict_store(tmp_path: Path, server: JudgeServer
     failure = again["trajectories"][0]["decisive_failure"]
     assert failure == first["trajectories"][0]["decisive_failure"]
     assert (failure["pick_status"], failure["order"], failure["step_id"]) == ("picked", 5, 3)
+
+
+def user_first(folder: Path) -> Path:
+    """A run whose first low step is the user's task (step 1, 0.1): its agent's steps score
+    0.8, 0.45 (the first low agent step) and 0.2 (the lowest)."""
+    write(
+        folder / "sum.json",
+        marked(
+            doc(4, trajectory_id="sum", agent={"name": "terminus-2", "version": "1"}),
+            "What is 17 + 25? [[score=0.1]]",
+            "Adding the numbers [[score=0.8]]",
+            "The total is\n52. [[score=0.45]] [[category=reasoning_failure]]",
+            "Done [[score=0.2]]",
+        ),
+    )
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("rule", "step_id"), [("first_below_threshold", 3), ("lowest_score", 4), ("judge_pick", 4)]
+)
+def test_a_user_step_that_scores_low_is_never_where_the_run_went_wrong(
+    tmp_path: Path, server: JudgeServer, rule: str, step_id: int
+) -> None:
+    folder = user_first(tmp_path / "runs")
+    data = run(config(folder, server, decisive_rule=rule))
+    tree = data["trajectories"][0]
+    steps = tree["nodes"][0]["steps"]
+    # the user's step is still scored and counted, as the seed says
+    assert (steps[0]["source"], steps[0]["score"]) == ("user", 0.1)
+    assert tree["nodes"][0]["failure_candidates"] == 3
+    failure = tree["decisive_failure"]
+    assert (failure["step_id"], failure["agent"]) == (step_id, "terminus-2")
+    assert tree["decisive_absent"] is None
+    if rule == "first_below_threshold":
+        said = "The total is 52. [[score=0.45]] [[category=reasoning_failure]]"
+        assert failure["excerpt"] == said  # its own text, on one line
+        assert roots_table(SCORE.check(data, "out.json"))[-1] == (
+            '  sum.json   0.39  no      step 3 by terminus-2 "The total is 52. [[score=0.45]] '
+            '[[category=reasoning_failure…": 0.45 reasoning_failure: scripted verdict'
+        )
+
+
+@pytest.mark.parametrize("rule", ["first_below_threshold", "lowest_score", "judge_pick"])
+def test_a_run_whose_only_low_steps_are_user_steps_names_none_and_says_why(
+    tmp_path: Path, server: JudgeServer, rule: str
+) -> None:
+    folder = tmp_path / "runs"
+    write(
+        folder / "a.json",
+        marked(doc(3), "Task [[score=0.1]]", "Fine [[score=0.9]]", "Done [[score=0.9]]"),
+    )
+    before = len(server.log)
+    data = run(config(folder, server, completion_threshold=0.7, decisive_rule=rule))
+    tree = data["trajectories"][0]
+    assert tree["nodes"][0]["passed"] is False
+    assert tree["decisive_failure"] is None
+    assert tree["decisive_absent"] == "only_user_or_system_steps_below_threshold"
+    assert decisive_requests(server, before) == []  # nothing to pick among
+    assert roots_table(SCORE.check(data, "out.json"))[-1] == (
+        "  a.json   0.63  no      - (only user or system steps below 0.5)"
+    )
+
+
+def test_a_passed_roots_low_user_step_is_not_shown_as_where_it_went_wrong() -> None:
+    steps = [judged(1, 0.1, source="user"), judged(2, 0.9), judged(3, 0.45, source="system")]
+    passed = tree([node("p.json", None, aggregate=0.75, passed=True, steps=steps)])
+    assert roots_table(score_document([passed]))[-1] == "  p.json   0.75  yes     -"
+
+
+def test_the_excerpt_is_one_short_line_without_credentials() -> None:
+    key = "sk-" + "a1" * 20
+    long = Step.model_validate(
+        {"step_id": 2, "source": "agent", "message": f"Using {key}\n\tthen " + "z" * 400}
+    )
+    text = excerpt(long)
+    assert text == f"Using *** then {'z' * (EXCERPT_CHARS - 16)}…"
+    assert len(text) == EXCERPT_CHARS
+    calls = Step.model_validate({
+        "step_id": 3, "source": "agent", "message": "",
+        "tool_calls": [{"tool_call_id": "c", "function_name": "bash", "arguments": {}}],
+    })  # fmt: skip
+    assert excerpt(calls) == "(calls bash)"
+    odd = Step.model_validate({"step_id": 4, "source": "agent", "message": "a\u202eb\x1bc"})
+    assert excerpt(odd) == "a\\u202eb\\x1bc"

@@ -1,7 +1,8 @@
 """What the console says of each root at the end of `score`: a short table of its score,
 whether it passed, and where it went wrong (its decisive failure, from the results'
-`decisive_failure`; for a root that passed, its lowest step below the failure threshold,
-if any). Pure: lines from the results document."""
+`decisive_failure`: its agent, the start of its text, its score and the judge's reason; for
+a root that passed, its lowest agent step below the failure threshold, if any; for one with
+no decisive failure, why). Pure: lines from the results document."""
 
 from __future__ import annotations
 
@@ -12,6 +13,12 @@ from agentjudge.results.score import DecisiveFailureRecord, ScoreResults, Trajec
 
 MAX_LISTED = 10  # roots listed (those that did not pass first); the rest are counted
 REASON_CHARS = 100  # of the judge's reason, on its line
+EXCERPT_CHARS = 60  # of the step's own text (the results keep up to 160)
+# why a root that did not pass names no step (the results' `decisive_absent`), as said
+ABSENT = {
+    "only_user_or_system_steps_below_threshold": "only user or system steps below {threshold:g}",
+    "no_scored_agent_step": "no scored agent step",
+}
 NAME_CHARS = 72  # of a root's name, cut in the middle beyond
 HEADER = ("root", "score", "passed", "where it went wrong")
 
@@ -73,8 +80,11 @@ def _row(
     root = tree["nodes"][0]
     score = root["aggregate"]
     failure = tree["decisive_failure"]
+    absent = tree.get("decisive_absent")
     if failure:
         where = _where(tree, failure, threshold)
+    elif absent:
+        where = "- (" + ABSENT.get(absent, absent).format(threshold=threshold) + ")"
     else:
         lowest = _lowest_failing(tree, threshold)
         where = (
@@ -91,13 +101,14 @@ def _row(
 
 
 def _lowest_failing(tree: TrajectoryRecord, threshold: float) -> DecisiveFailureRecord | None:
-    """The lowest-scoring step of a tree below `threshold` (the first of equals), in the
-    shape of a decisive failure, and no reason; None when no step is below it."""
+    """The lowest-scoring agent step of a tree below `threshold` (the first of equals), in
+    the shape of a decisive failure, and no reason; None when no agent step is below it
+    (a user's or the system's step is never where a run went wrong)."""
     found: DecisiveFailureRecord | None = None
     for node in tree["nodes"]:
         for step in node["steps"]:
             score = step["score"]
-            if score is None or score >= threshold:
+            if score is None or score >= threshold or step["source"] != "agent":
                 continue
             if found is None or score < (found["score"] or 0.0):
                 found = {
@@ -121,17 +132,25 @@ def shown(value: float, threshold: float) -> str:
 
 
 def _where(tree: TrajectoryRecord, step: DecisiveFailureRecord, threshold: float) -> str:
-    """`step 3`, `step 2 of subagent coder`: its score, category and the reason, shortened."""
+    """`step 3 by coder "Total: 52"`, `step 2 of subagent coder "…"`: its agent, the start
+    of its text, its score, category and the reason, shortened."""
     place = f"step {step['step_id']}"
     if step["segment"]:
         place += f" of segment {step['segment']}"
     if step["node_id"] != tree["root"]:
         place += f" of subagent {step['agent'] or step['node_id']}"
+    elif step["agent"]:
+        place += f" by {step['agent']}"
+    excerpt = step.get("excerpt")  # a passed root's lowest step has none (not decisive)
+    if excerpt:
+        place += f' "{_short(excerpt, EXCERPT_CHARS)}"'
     score = step["score"]
     text = f"{place}: {'no score' if score is None else shown(score, threshold)}"
     if step["category"]:
         text += f" {step['category']}"
-    reason = step["reason"]
-    if len(reason) > REASON_CHARS:
-        reason = reason[:REASON_CHARS] + "…"
+    reason = _short(step["reason"], REASON_CHARS)
     return f"{text}: {reason}" if reason else text
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

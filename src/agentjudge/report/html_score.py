@@ -38,7 +38,11 @@ def score_view(document: ScoreResults) -> dict[str, Any]:
     base = _common_folder(raw_trees)
     trees = [_tree(tree, threshold, base) for tree in raw_trees]
     decisive = [_mark_decisive(raw, nodes) for raw, nodes in zip(raw_trees, trees, strict=True)]
-    roots = [_root_row(index, nodes, decisive[index]) for index, nodes in enumerate(trees) if nodes]
+    roots = [
+        _root_row(index, nodes, decisive[index], raw_trees[index].get("decisive_absent"))
+        for index, nodes in enumerate(trees)
+        if nodes
+    ]
     meta = document["run_metadata"]
     error = document["error"]
     return {
@@ -288,13 +292,18 @@ def _mark_decisive(tree: TrajectoryRecord, nodes: list[dict[str, Any]]) -> dict[
             if (step["segment"], step["step_id"]) == (failure["segment"], failure["step_id"]):
                 nodes[at]["steps"][k]["decisive"] = True
                 break
-    keys = ("rule", "agent", "step_id", "segment", "order", "score", "category", "reason")
+    keys = (
+        "rule", "agent", "step_id", "segment", "order", "score", "category", "reason", "excerpt"
+    )  # fmt: skip
     shown = {key: failure.get(key) for key in keys}
     return {**shown, "node": at, "label": nodes[at]["label"] if at is not None else None}
 
 
 def _root_row(
-    index: int, nodes: list[dict[str, Any]], decisive: dict[str, Any] | None
+    index: int,
+    nodes: list[dict[str, Any]],
+    decisive: dict[str, Any] | None,
+    absent: str | None,
 ) -> dict[str, Any]:
     root = nodes[0]
     return {
@@ -316,4 +325,5 @@ def _root_row(
         "failures": sum(n["failures"] for n in nodes),
         "errors": sum(n["errors"] for n in nodes),
         "decisive": decisive,
+        "decisive_absent": absent,  # why a root that did not pass names no step
     }

@@ -250,6 +250,7 @@ def _tree(tree: TreeResult, training_threshold: float | None) -> TrajectoryRecor
         "root": tree.root.id,
         "training_eligible": eligible,
         "decisive_failure": tree.decisive.as_dict() if tree.decisive else None,
+        "decisive_absent": tree.decisive_absent,
         "nodes": [_node(nodes[a.id], a, tree) for a in tree.aggregates],
     }
 

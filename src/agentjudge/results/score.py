@@ -209,6 +209,10 @@ class DecisiveFailureRecord(TypedDict):
     category: str | None
     reason: str
     pick_status: str | None
+    excerpt: NotRequired[str]
+    """The start of the step's own message (what the agent said or did), on one printable
+    line of at most 160 characters, credential-shaped strings masked; a step with no text
+    names its tool calls. Absent from results written before it was added."""
 
 
 @record
@@ -309,6 +313,10 @@ class TrajectoryRecord(TypedDict):
     root: str
     training_eligible: bool | None
     decisive_failure: DecisiveFailureRecord | None
+    decisive_absent: NotRequired[str | None]
+    """Why a root asked for a decisive failure (one that did not pass) has none:
+    `only_user_or_system_steps_below_threshold` (a decisive failure is always a step an
+    agent took) or `no_scored_agent_step`; null otherwise."""
     nodes: list[NodeRecord]
 
 

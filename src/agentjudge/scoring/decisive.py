@@ -8,9 +8,16 @@ spawning step was not judged (copied context, or another source under
 no step spawned (an unreferenced embedded one) comes after its parent's steps. Subagents
 spawned by one step run in the order the tree lists them.
 
-Rules (`decisive_rule`): `first_below_threshold` takes the first step in that order whose
-score is below `failure_threshold` (if none, the lowest-scoring step); `lowest_score` the
-lowest-scoring step (ties: the first); `judge_pick` asks the judge (decisive_pick.py).
+Every rule chooses among the steps an agent took (`source: agent`): a user's or the
+system's step is scored and counted like any other, but a user did not take the action that
+failed, so it is never where a run went wrong. A root whose only steps below
+`failure_threshold` are user or system steps, or that has no scored agent step, has no
+decisive failure, and says why (`NoDecisive`).
+
+Rules (`decisive_rule`), over the scored agent steps: `first_below_threshold` takes the
+first in that order whose score is below `failure_threshold` (if none, the lowest-scoring
+one); `lowest_score` the lowest-scoring one (ties: the first); `judge_pick` asks the judge
+(decisive_pick.py).
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ DEFAULT_DECISIVE_RULE: DecisiveRule = "first_below_threshold"
 FALLBACK_RULE: ScoreRule = "first_below_threshold"
 # whether a `judge_pick` answer was used: `picked`, or why not (a fixed kind, as steps have)
 PickStatus = Literal["picked", "invalid_response", "judge_error"]
+# why a root asked for its decisive failure has none (the results' `decisive_absent`)
+NoDecisive = Literal["no_scored_agent_step", "only_user_or_system_steps_below_threshold"]
+AGENT_SOURCE = "agent"  # the ATIF source of a step an agent took (every reader maps to it)
 T = TypeVar("T")
 
 
@@ -48,6 +58,8 @@ class OrderedStep:
     score: float | None
     category: str | None
     rationale: str
+    source: str = AGENT_SOURCE  # `agent`, `user` or `system`
+    excerpt: str = ""  # the start of the step's own text, on one line
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +85,7 @@ class DecisiveFailure:
             "category": step.category,
             "reason": self.reason,
             "pick_status": self.pick_status,
+            "excerpt": step.excerpt,
         }
 
 
@@ -128,6 +141,8 @@ def ordered_steps(tree: TreeResult) -> list[OrderedStep]:
             detail.score,
             detail.category,
             detail.rationale,
+            detail.source,
+            detail.excerpt,
         )
         for order, (node, detail) in enumerate(pairs)
     ]
@@ -135,23 +150,31 @@ def ordered_steps(tree: TreeResult) -> list[OrderedStep]:
 
 def went_wrong(tree: TreeResult) -> bool:
     """Whether the root did not pass (a failed root, or one below the completion
-    threshold, or incomplete): its run gets a decisive failure if it has a scored step."""
+    threshold, or incomplete): its run gets a decisive failure if an agent step of it
+    was scored (see `decide`)."""
     return not tree.aggregates[0].passed
 
 
 def decide(
     steps: Sequence[OrderedStep], rule: ScoreRule, threshold: float
-) -> DecisiveFailure | None:
+) -> DecisiveFailure | NoDecisive:
     """The decisive failure among `steps` (in execution order) under a rule that reads the
-    scores; None when no step has a score. `threshold` is the failure threshold."""
-    scored = [s for s in steps if s.score is not None]
-    if not scored:
-        return None
-    lowest = min(scored, key=_score)  # min keeps the first of equals: execution order
-    pick = lowest
-    if rule == "first_below_threshold":
-        pick = next((s for s in scored if _score(s) < threshold), lowest)
+    scores, chosen among the scored agent steps; or why there is none. `threshold` is the
+    failure threshold."""
+    agents = decisive_candidates(steps)
+    low = [s for s in agents if _score(s) < threshold]
+    if not low and any(s.score is not None and s.score < threshold for s in steps):
+        return "only_user_or_system_steps_below_threshold"
+    if not agents:
+        return "no_scored_agent_step"
+    lowest = min(agents, key=_score)  # min keeps the first of equals: execution order
+    pick = low[0] if rule == "first_below_threshold" and low else lowest
     return DecisiveFailure(rule, pick, pick.rationale)
+
+
+def decisive_candidates(steps: Sequence[OrderedStep]) -> list[OrderedStep]:
+    """The steps a decisive failure may name: those an agent took that have a score."""
+    return [s for s in steps if s.score is not None and s.source == AGENT_SOURCE]
 
 
 def _score(step: OrderedStep) -> float:

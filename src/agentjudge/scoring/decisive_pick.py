@@ -1,7 +1,8 @@
 """The `judge_pick` rule: one more judge call per failed root, which reads a one-line
-summary of each scored step (in execution order) and the task, and names the decisive step
-by its order number. An answer that names no listed step is never turned into a pick: the
-root's decisive failure falls back to `FALLBACK_RULE`, and says why (`pick_status`).
+summary of each scored agent step (in execution order) and the task, and names the decisive
+step by its order number (user and system steps are never listed: decisive.py). An answer
+that names no listed step is never turned into a pick: the root's decisive failure falls
+back to `FALLBACK_RULE`, and says why (`pick_status`).
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from agentjudge.errors import InputError
 from agentjudge.judge.client import JudgeOutcome
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.scoring.decisive import (
+    AGENT_SOURCE,
     FALLBACK_RULE,
     DecisiveFailure,
     DecisiveRule,
+    NoDecisive,
     OrderedStep,
     PickStatus,
     decide,
+    decisive_candidates,
     execution_order,
     ordered_steps,
     went_wrong,
@@ -70,9 +74,10 @@ def planned_pick_request(
     root: Node, steps: Mapping[str, Sequence[StepView]], task: str, temperature: float = 0.0
 ) -> JudgeRequest:
     """A root's pick request as a dry run counts it, before any step is judged: every
-    step to score listed (`steps`: node id -> its steps to score), each with a rationale
-    as long as a summary shows, so its tokens bound those of the request sent."""
-    pairs = execution_order(root, steps, lambda view: view.step_id)
+    agent step to score listed (`steps`: node id -> its steps to score), each with a
+    rationale as long as a summary shows, so its tokens bound those of the request sent."""
+    agents = {key: [v for v in views if v.source == AGENT_SOURCE] for key, views in steps.items()}
+    pairs = execution_order(root, agents, lambda view: view.step_id)
     listed = [
         OrderedStep(
             order,
@@ -100,7 +105,7 @@ def picked(
         step = next(s for s in steps if s.order == order)
         return DecisiveFailure("judge_pick", step, verdict.reasoning, "picked")
     fallback = decide(steps, FALLBACK_RULE, threshold)
-    assert fallback is not None  # the request listed scored steps
+    assert isinstance(fallback, DecisiveFailure)  # the request listed scored agent steps
     status: PickStatus = "invalid_response" if outcome.protocol else "judge_error"
     return DecisiveFailure(fallback.rule, fallback.step, fallback.reason, status)
 
@@ -113,17 +118,20 @@ async def decisive_failure(
     judge_all: JudgeAll,
     temperature: float = 0.0,
     every_root: bool = False,
-) -> DecisiveFailure | None:
-    """A scored tree's decisive failure under `rule` (None for a root that passed, unless
-    `every_root`, or one with no scored step); `judge_pick` asks `judge_all` once, with
-    the root's task (read through `files`, the tree's)."""
+) -> DecisiveFailure | NoDecisive | None:
+    """A scored tree's decisive failure under `rule`, or why it has none (a root whose
+    only low steps are user or system steps, or with no scored agent step); None for a
+    root that passed, unless `every_root`. `judge_pick` asks `judge_all` once, with the
+    root's task (read through `files`, the tree's), listing the scored agent steps."""
     if not (every_root or went_wrong(tree)):
         return None
-    scored = [s for s in ordered_steps(tree) if s.score is not None]
-    if not scored:
-        return None
+    steps = ordered_steps(tree)
     if rule != "judge_pick":
-        return decide(scored, rule, threshold)
+        return decide(steps, rule, threshold)
+    found = decide(steps, FALLBACK_RULE, threshold)  # whether there is anything to pick
+    if not isinstance(found, DecisiveFailure):
+        return found
+    scored = decisive_candidates(steps)
     try:
         task = node_steps(tree.root, files).task
     except (InputError, OSError):  # the file changed since it was scored: ask without it

@@ -28,7 +28,7 @@ from agentjudge.scoring.aggregate import (
 )
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
-from agentjudge.scoring.decisive import DecisiveFailure
+from agentjudge.scoring.decisive import DecisiveFailure, NoDecisive
 from agentjudge.scoring.decisive_pick import decisive_failure
 from agentjudge.scoring.invalid import input_problems, invalid_input_message
 from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_chars, step_system
@@ -209,10 +209,16 @@ class ScoringJob:
         criteria = {key: tuple(c.name for c in r.criteria) for key, r in rubrics.items()}
         aggregates = aggregate_tree(root, outcomes, self.config.completion_threshold)
         tree = TreeResult(root, aggregates, steps, criteria, rubrics=rubrics)
-        tree.decisive = await self._decisive(tree, files)
+        found = await self._decisive(tree, files)
+        if isinstance(found, DecisiveFailure):
+            tree.decisive = found
+        else:
+            tree.decisive_absent = found
         return tree
 
-    async def _decisive(self, tree: TreeResult, files: FileCache) -> DecisiveFailure | None:
+    async def _decisive(
+        self, tree: TreeResult, files: FileCache
+    ) -> DecisiveFailure | NoDecisive | None:
         """Where the tree's root went wrong, once its steps and categories are judged."""
         config = self.config
         return await decisive_failure(
@@ -400,6 +406,7 @@ class ScoringJob:
             agent_name=view.agent_name,
             cut=view.cut,
             origin=view.origin,
+            excerpt=view.excerpt,
         )
 
 

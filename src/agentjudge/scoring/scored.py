@@ -10,7 +10,7 @@ from agentjudge.atif import Node
 from agentjudge.judge.samples import SampledScore
 from agentjudge.scoring.aggregate import CollectionMetrics, NodeAggregate
 from agentjudge.scoring.criteria import Rubric
-from agentjudge.scoring.decisive import DecisiveFailure
+from agentjudge.scoring.decisive import DecisiveFailure, NoDecisive
 from agentjudge.scoring.steps import StepCut
 
 CategorizationStatus = Literal["categorized", "invalid_response", "judge_error"]
@@ -37,6 +37,7 @@ class StepDetail:
     agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
     cut: StepCut | None = None  # what the judge was not shown of a step too long to show whole
     origin: dict[str, Any] | None = None  # where a trace recorded it (`extra.source`)
+    excerpt: str = ""  # the start of the step's own text, on one line (steps.excerpt)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class TreeResult:
     steps: dict[str, list[StepDetail]]
     criteria: dict[str, tuple[str, ...]]  # node id -> names of the criteria it was scored on
     decisive: DecisiveFailure | None = None  # where a root that did not pass went wrong
+    decisive_absent: NoDecisive | None = None  # why a root asked for one has none
     # node id -> the full rubric it was scored on (auto mode: the one derived for its task);
     # `compare` refuses runs whose rubrics differ
     rubrics: dict[str, Rubric] = field(default_factory=dict)

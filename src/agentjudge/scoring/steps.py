@@ -10,11 +10,16 @@ from typing import Any
 
 from agentjudge.atif import Node, parse_trajectory
 from agentjudge.atif.models import ContentPart, Step, Trajectory
+from agentjudge.judge.secrets import redact
+from agentjudge.printable import printable
 
 # What of a step's texts (message, reasoning, tool arguments, tool results) a judge is shown,
 # in characters: an API judge's prompt budget for the step (about 6-8k tokens); the
 # embedded judge's smaller one is `SMALL_STEP_CHARS` (small_prompt.py).
 STEP_CHARS = 8_000
+# of a step's own text, on one line, in the results' decisive failure (a person checks the
+# step at a glance; the judge's reason says why it failed)
+EXCERPT_CHARS = 160
 _EMBEDDED = re.compile(r"\.subagent_trajectories\[(\d+)\]")
 
 
@@ -42,6 +47,7 @@ class StepView:
     cut: StepCut | None = None  # set when `data` holds only part of the step's texts
     # where a step read from a trace file was recorded (`extra.source`: trace and span ids)
     origin: dict[str, Any] | None = None
+    excerpt: str = ""  # the step's own text, short and on one line (`excerpt`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,7 @@ def node_steps(node: Node, files: FileCache, budget: int = STEP_CHARS) -> NodeSt
                     agent_name=_agent_name(step),
                     cut=cut,
                     origin=_origin(step),
+                    excerpt=excerpt(step),
                 )
             )
     return NodeSteps(tuple(views), task, reference_id)
@@ -160,6 +167,18 @@ def cut_text(text: str, limit: int) -> str:
         f"not shown here; shown are the first {head:,} and the last {tail:,} …]\n"
         f"{text[len(text) - tail :]}"
     )
+
+
+def excerpt(step: Step, limit: int = EXCERPT_CHARS) -> str:
+    """The start of `step`'s message on one printable line, at most `limit` characters
+    (cut with `…`), with anything shaped like a credential masked: the step's own words,
+    for a person to recognise it. A step with no message text names its tool calls."""
+    # a message may be megabytes: only its start can be shown
+    text = " ".join(_content_text(step.message)[: limit * 4].split())
+    if not text and step.tool_calls:
+        text = "(calls " + ", ".join(c.function_name for c in step.tool_calls) + ")"
+    text = printable(redact(text))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _task(traj: Trajectory) -> str:

@@ -70,7 +70,7 @@ function trajectorySection() {
       { width: "64px", key: "steps", label: "Steps", num: true, help: "scored steps in the subtree", sort: function (r) { return r.steps; }, value: function (r) { return numValue(r.steps); }, cell: function (r) { return fmt(r.steps, "int"); } },
       { width: "110px", key: "subagents", label: "Subagents", num: true, sort: function (r) { return r.subagents; }, value: function (r) { return r.subagents; }, cell: function (r) { return r.subagents + (r.omitted ? " + " + r.omitted + " omitted" : ""); } },
       { width: "170px", key: "decisive", label: "Went wrong at", help: "the decisive failure of a root that did not pass (decisive_rule)", sort: function (r) { return r.decisive ? r.decisive.order : -1; },
-        cell: function (r) { return r.decisive ? h("span", { title: r.decisive.reason || "" }, [wentWrong(r.decisive)]) : ""; } },
+        cell: function (r) { return r.decisive ? h("span", { title: r.decisive.reason || "" }, [wentWrong(r.decisive), said(r.decisive)]) : (r.decisive_absent ? h("span", { cls: "muted", text: absentText(r.decisive_absent) }) : ""); } },
       { width: "126px", key: "failures", label: "Below threshold", num: true, help: "steps scored below failure_threshold", sort: function (r) { return r.failures; }, value: function (r) { return r.failures; }, cell: function (r) { return r.failures + (r.errors ? " · " + r.errors + (r.errors === 1 ? " error" : " errors") : ""); } }
     ],
     detail: function (r) { return treeView(r.index); }
@@ -108,6 +108,16 @@ function legend() {
 }
 
 /* Where a failed root went wrong: its node's agent, the step, its score and category. */
+/* The decisive step's own words (the results' excerpt), quoted: a person checks the step at a glance. */
+function said(d) {
+  return d.excerpt ? h("span", { cls: "muted decisive-excerpt", text: " “" + d.excerpt + "”" }) : null;
+}
+
+/* Why a root that did not pass names no step (decisive_absent). */
+function absentText(kind) {
+  return { only_user_or_system_steps_below_threshold: "none: only user or system steps scored low", no_scored_agent_step: "none: no scored agent step" }[kind] || kind;
+}
+
 function wentWrong(d) {
   return [d.agent || d.label || "?", " · step " + d.step_id + (d.segment ? " (segment " + d.segment + ")" : "") + " · " + fmt(d.score, "score") + (d.category ? " · " + d.category : "")].join("");
 }
@@ -120,7 +130,7 @@ function treeView(rootIndex) {
   nodes.forEach(function (n, i) { if (n.parent !== null && n.parent !== undefined) children[n.parent].push(i); });
   var tree = h("div", { cls: "tree", "data-tree": rootIndex });
   var d = row && row.decisive;
-  if (d) tree.appendChild(h("p", { cls: "decisive-line" }, [badge("went wrong", "bad", "decisive_rule " + d.rule), " ", h("b", { text: wentWrong(d) }), h("span", { cls: "muted", text: " in " + (d.label || "?") }), d.reason ? h("span", { cls: "text", text: " — " + d.reason }) : null]));
+  if (d) tree.appendChild(h("p", { cls: "decisive-line" }, [badge("went wrong", "bad", "decisive_rule " + d.rule), " ", h("b", { text: wentWrong(d) }), h("span", { cls: "muted", text: " in " + (d.label || "?") }), said(d), d.reason ? h("span", { cls: "text", text: " — " + d.reason }) : null]));
   tree.appendChild(nodeView(nodes, children, 0, rootIndex, true));
   return tree;
 }
