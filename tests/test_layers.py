@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("judge", "traces"),
     ("scoring", "cases"),
     ("report", "calibration", "distributed", "testing"),
-    ("convert",),
+    ("convert", "review"),
     ("api",),
     ("integrations",),
     ("cli",),

@@ -111,7 +111,7 @@ def test_a_trajectory_missing_from_the_results_has_no_prediction(labels_path: Pa
     ("change", "message"),
     [
         ({"version": 2}, "version: Input should be 1"),
-        ({"trajectories": {}}, "trajectories: Dictionary should have at least 1 item"),
+        ({"trajectories": {}}, "trajectories: label at least one trajectory"),
         (
             {"trajectories": {"runs/a.json": {"steps": [{"step_id": 1, "category": "slow"}]}}},
             "trajectories.runs/a.json.steps.0.category: Input should be 'tool_selection_failure'",
