@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from agentjudge.review.agreement import judge_agreement, reviewer_agreement
+from agentjudge.review.agreement import judge_agreement, reviewer_agreement, step_accuracy
 from agentjudge.review.items import ReviewItem
 from agentjudge.review.labels import ReviewLabel
 from agentjudge.review.order import part_of
@@ -117,3 +117,11 @@ def test_two_reviewers_agreement() -> None:
     assert pair["pass_agreement"] == 0.9
     low, high = pair["kappa"]["interval"]
     assert low <= high
+
+
+def test_step_accuracy_alone_is_the_reports_figure() -> None:
+    labels = {i.key: said(i, n % 3 == 0) for n, i in enumerate(ITEMS[:7])}
+    figure = judge_agreement(ITEMS, labels)["figures"]["step_accuracy"]
+    value, interval, covered = step_accuracy(ITEMS, labels)
+    assert (value, interval) == (figure["value"], figure["interval"])
+    assert covered == judge_agreement(ITEMS, labels)["covered"] == 1.0

@@ -109,6 +109,22 @@ def judge_agreement(
     }
 
 
+def step_accuracy(
+    items: Sequence[ReviewItem], labels: Mapping[str, ReviewLabel]
+) -> tuple[float | None, list[float] | None, float | None]:
+    """The weighted step accuracy alone (as `judge_agreement` gives it): value, interval,
+    and the share of scored items it stands for (`covered`). For benchmarks that ask it
+    after every label."""
+    population = Counter(part_of(item) for item in items if item.score is not None)
+    units = _units(items, labels)
+    passes = [p for unit in units for p in unit.passes]
+
+    def statistic(sample: Sequence[Unit]) -> float | None:
+        return _weighted_accuracy(sample, population)
+
+    return statistic(units), _interval(units, statistic), _covered(passes, population)
+
+
 def reviewer_agreement(
     items: Sequence[ReviewItem],
     first: Mapping[str, ReviewLabel],
