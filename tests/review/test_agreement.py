@@ -125,3 +125,16 @@ def test_step_accuracy_alone_is_the_reports_figure() -> None:
     value, interval, covered = step_accuracy(ITEMS, labels)
     assert (value, interval) == (figure["value"], figure["interval"])
     assert covered == judge_agreement(ITEMS, labels)["covered"] == 1.0
+
+
+def test_a_score_without_y_or_n_says_pass_or_fail_at_the_threshold() -> None:
+    low, high = RANDOM[0], RANDOM[1]  # both judged pass (0.9)
+    labels = {
+        low.key: dataclasses.replace(said(low, None), score=0.25),
+        high.key: dataclasses.replace(said(high, None), score=0.75),
+    }
+    figure = judge_agreement(ITEMS, labels)["figures"]["step_accuracy"]
+    assert (figure["agree"], figure["steps"]) == (1, 2)
+    pair = reviewer_agreement(ITEMS, labels, {low.key: said(low, True)})
+    assert pair["both_labelled"] == 1
+    assert pair["pass_agreement"] == 0.0
