@@ -36,6 +36,15 @@ NoCache = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
 ]
 
+Batch = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Judge through the provider's batch API (openai, anthropic): half price, "
+        "answered within 24 h; a re-run polls the same batches (docs/judge.md).",
+    ),
+]
+
 BootstrapSeed = Annotated[
     int | None,
     _opt("--bootstrap-seed", "Seed of the bootstrap intervals (reproducible) [0]."),
