@@ -1,0 +1,157 @@
+"""`score --batch` against the OpenAI and Anthropic mimics' batch APIs: the same step scores
+as online; a run killed (-9) while its batches are in progress, run again, polls the same
+batches and submits nothing twice; requests a batch did not answer are retried in a later
+batch, or online. The real CLI in a subprocess, real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentjudge.testing import JudgeServer, Script
+from tests.e2e.test_score_cli import tree
+
+pytestmark = pytest.mark.timeout(120)
+KEY = "sk-batch-key-0123456789"
+JUDGES = [
+    ("openai", "gpt-4o-mini", "OPENAI_API_KEY"),
+    ("anthropic", "claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+]
+# the tree's 5 steps in one batch, then its one low step's categorization in a second
+BATCHES = 2
+
+
+def environment(tmp: Path, key_env: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env["AGENTJUDGE_CACHE_DIR"] = str(tmp / "cache")
+    env[key_env] = KEY
+    return env
+
+
+def command(runs: Path, judge: str, model: str, url: str, *more: str) -> list[str]:
+    return [
+        sys.executable, "-m", "agentjudge", "score", str(runs), "--judge", judge,
+        "--judge-model", model, "--judge-url", url, "-o", "out.json",
+        "--set", "judge_initial_backoff_seconds=0.01", *more,
+    ]  # fmt: skip
+
+
+def batched(runs: Path, judge: str, model: str, url: str, *more: str) -> list[str]:
+    return command(runs, judge, model, url, "--batch", "--set", "batch_poll_seconds=0.1", *more)
+
+
+def run(args: list[str], tmp: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, timeout=110, env=env, cwd=tmp)
+
+
+def step_scores(tmp: Path) -> tuple[Any, ...]:
+    results = json.loads((tmp / "out.json").read_text())
+    nodes = results["trajectories"][0]["nodes"]
+    steps = [(s["score"], s.get("category")) for node in nodes for s in node["steps"]]
+    return results["metrics"]["atif_overall_score"], steps
+
+
+@pytest.mark.parametrize(("judge", "model", "key_env"), JUDGES, ids=[j[0] for j in JUDGES])
+def test_batch_scores_as_online(tmp_path: Path, judge: str, model: str, key_env: str) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, key_env)
+    with JudgeServer(mimic=judge, api_key=KEY) as server:
+        online = run(command(runs, judge, model, server.base_url, "--no-cache"), tmp_path, env)
+        assert online.returncode == 0, online.stderr
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 0
+        expected = step_scores(tmp_path)
+        done = run(batched(runs, judge, model, server.base_url), tmp_path, env)
+        assert done.returncode == 0, done.stderr
+        assert server.batches.batches_submitted == BATCHES
+        assert set(server.batches.submissions.values()) == {1}
+        assert len(server.batches.submissions) == 6  # 5 steps, 1 categorization
+    assert step_scores(tmp_path) == expected
+    assert expected[0] == pytest.approx((0.5 + 0.7) / 2)
+    assert "batches: 2 submitted, 0 in progress, 2 done" in done.stderr
+
+
+@pytest.mark.parametrize(("judge", "model", "key_env"), JUDGES, ids=[j[0] for j in JUDGES])
+def test_killed_while_waiting_then_run_again_submits_nothing_twice(
+    tmp_path: Path, judge: str, model: str, key_env: str
+) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, key_env)
+    with JudgeServer(Script(batch_delay=1.5), mimic=judge, api_key=KEY) as server:
+        args = batched(runs, judge, model, server.base_url)
+        first = subprocess.Popen(args, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        assert first.stderr is not None
+        said = ""
+        while "1 submitted" not in said:  # said once the batch id is kept
+            line = first.stderr.readline()
+            assert line, f"the run ended before submitting: {said}"
+            said += line
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 1
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        first.stderr.close()
+        again = run(args, tmp_path, env)
+        assert again.returncode == 0, again.stderr
+        assert "1 submitted by an earlier run, polled again" in again.stderr
+        # the earlier run's batch polled, the categorization's submitted: nothing twice
+        assert server.batches.batches_submitted == BATCHES
+        assert set(server.batches.submissions.values()) == {1}
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)
+    assert step_scores(tmp_path)[1][:3] == [(1.0, None), (0.5, None), (0.0, "context_loss")]
+
+
+@pytest.mark.parametrize(("judge", "model", "key_env"), JUDGES, ids=[j[0] for j in JUDGES])
+def test_expired_and_errored_requests_go_into_a_later_batch(
+    tmp_path: Path, judge: str, model: str, key_env: str
+) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, key_env)
+    # the first batch expires unprocessed; in the next, each request's first run is a 500
+    script = Script(batch_expire_first=1, fail_first=1, fail_first_fault="500")
+    with JudgeServer(script, mimic=judge, api_key=KEY) as server:
+        done = run(batched(runs, judge, model, server.base_url), tmp_path, env)
+        assert done.returncode == 0, done.stderr
+        assert server.batches is not None
+        # steps: expired, errored, answered; the categorization: errored, answered
+        assert server.batches.batches_submitted == 5
+        assert sorted(server.batches.submissions.values()) == [2, 3, 3, 3, 3, 3]
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)
+
+
+def test_requests_no_batch_answers_are_judged_online_with_the_fallback(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, "OPENAI_API_KEY")
+    with JudgeServer(Script(batch_expire_first=99), mimic="openai", api_key=KEY) as server:
+        args = batched(runs, "openai", "gpt-4o-mini", server.base_url)
+        started = time.monotonic()
+        done = run([*args, "--set", "batch_fallback=online"], tmp_path, env)
+        assert done.returncode == 0, done.stderr
+        assert server.batches is not None
+        # 3 batches of the steps expire, then each goes online; the categorization too
+        assert server.batches.batches_submitted == 6
+        online = [r for r in server.log if r.headers]  # a batch's requests come with none
+        assert len(online) == 6
+    assert time.monotonic() - started < 100
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)
+
+
+def test_without_the_verdict_store_batch_mode_is_refused(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, "OPENAI_API_KEY")
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        args = batched(runs, "openai", "gpt-4o-mini", server.base_url, "--no-cache")
+        done = run(args, tmp_path, env)
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 0
+    assert done.returncode == 3
+    assert "--batch keeps its batch ids in the verdict store" in done.stderr
+    assert "Traceback" not in done.stderr
