@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +18,9 @@ from typing import Any
 import pytest
 
 from agentjudge.testing import JudgeServer, Script
+from tests.e2e.test_calibrate_cli import labelled_set
+from tests.e2e.test_grade_cli import PROJECT_JUDGE_SCORES, judge_scores
+from tests.e2e.test_judge_providers import PROJECT
 from tests.e2e.test_score_cli import tree
 
 pytestmark = pytest.mark.timeout(120)
@@ -155,3 +159,42 @@ def test_without_the_verdict_store_batch_mode_is_refused(tmp_path: Path) -> None
     assert done.returncode == 3
     assert "--batch keeps its batch ids in the verdict store" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_grade_batch_gives_the_online_scores(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(PROJECT, project)
+    with JudgeServer(mimic="anthropic", api_key=KEY) as server:
+        env = {**environment(tmp_path, "ANTHROPIC_API_KEY"), "JUDGE_BASE_URL": server.base_url}
+        grade = [
+            sys.executable, "-m", "agentjudge", "grade", "--judge-provider", "anthropic",
+            "--judge-model", "claude-sonnet-4-5", "--output", "out.json", "--batch",
+            "--batch-poll-seconds", "0.1",
+        ]  # fmt: skip
+        done = run(grade, project, env)
+        assert done.returncode == 1, done.stderr  # the project has one failing case
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 1  # its 4 judge calls in one batch
+        assert sum(server.batches.submissions.values()) == 4
+        online = [r for r in server.log if r.headers]
+        assert len(online) == 1  # the preflight alone
+    document = json.loads((project / "out.json").read_text())
+    assert judge_scores(document) == PROJECT_JUDGE_SCORES
+
+
+def test_calibrate_batch_gives_the_online_figures(tmp_path: Path) -> None:
+    labels = labelled_set(tmp_path)
+    env = environment(tmp_path, "OPENAI_API_KEY")
+    calibrate = [sys.executable, "-m", "agentjudge", "calibrate", str(labels), "--json"]
+    judge = ["--judge", "openai", "--judge-model", "gpt-4o-mini"]
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        flags = [*judge, "--judge-url", server.base_url]
+        online = run([*calibrate, *flags, "--no-cache"], tmp_path, env)
+        assert online.returncode == 0, online.stderr
+        more = ["--batch", "--set", "batch_poll_seconds=0.1"]
+        batched = run([*calibrate, *flags, *more], tmp_path, env)
+        assert batched.returncode == 0, batched.stderr
+        assert server.batches is not None
+        assert server.batches.batches_submitted >= 2  # the steps, then the categories
+        assert set(server.batches.submissions.values()) == {1}
+    assert json.loads(batched.stdout)["figures"] == json.loads(online.stdout)["figures"]
