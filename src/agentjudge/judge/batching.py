@@ -39,8 +39,9 @@ from agentjudge.judge.providers.batches import (
     Send,
     Unfinished,
 )
-from agentjudge.judge.providers.openai import AzureOpenAI, OpenAI
+from agentjudge.judge.providers.openai import OpenAI
 from agentjudge.judge.providers.openai_batches import OpenAIBatches
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried
 
 Fallback = Literal["batch", "online"]
@@ -218,10 +219,13 @@ class Batcher:
 
 
 def batch_api_for(provider: Provider) -> BatchApi | None:
-    """The batch API of `provider`'s server: OpenAI's Batch API for the `openai` judge,
-    Anthropic's Message Batches for `anthropic`; None for the others (Azure's batches need
-    a Global-Batch deployment and its own paths: not supported yet)."""
-    if isinstance(provider, OpenAI) and not isinstance(provider, AzureOpenAI):
+    """The batch API of `provider`'s server: OpenAI's Batch API for the `openai` judge, and
+    for `openai-compatible` (a server that serves it beside its chat completions: an
+    eval-hub job's model); Anthropic's Message Batches for `anthropic`; None for the others
+    (Azure's batches need a Global-Batch deployment and paths of their own, Gemini's batch
+    API is another: not supported yet)."""
+    if type(provider) in (OpenAI, OpenAICompatible):
+        assert isinstance(provider, OpenAICompatible)
         return OpenAIBatches(provider)
     if isinstance(provider, Anthropic):
         return AnthropicBatches(provider)

@@ -150,8 +150,8 @@ class JudgeClient:
         api = batch_api_for(self.provider)
         if api is None:
             raise UsageError(
-                f"--batch: the {self.provider.name} judge has no batch API: use the openai "
-                "or anthropic judge, or drop --batch"
+                f"--batch: the {self.provider.name} judge has no batch API that agentjudge "
+                "speaks: use the openai, anthropic or openai-compatible judge, or drop --batch"
             )
         if self.batch_ledger is None:
             raise UsageError(
