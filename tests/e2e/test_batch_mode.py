@@ -198,3 +198,16 @@ def test_calibrate_batch_gives_the_online_figures(tmp_path: Path) -> None:
         assert server.batches.batches_submitted >= 2  # the steps, then the categories
         assert set(server.batches.submissions.values()) == {1}
     assert json.loads(batched.stdout)["figures"] == json.loads(online.stdout)["figures"]
+
+
+def test_a_refusal_the_judge_adapts_to_is_rebuilt_for_a_later_batch(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, "OPENAI_API_KEY")
+    # a reasoning model its name does not give away: it refuses max_tokens and temperature
+    with JudgeServer(mimic="openai", api_key=KEY, reasoning_models=("house-judge",)) as server:
+        done = run(batched(runs, "openai", "house-judge", server.base_url), tmp_path, env)
+        assert done.returncode == 0, done.stderr
+        answered = [r.body for r in server.log if r.status == 200]
+    assert "max_completion_tokens, not max_tokens" in done.stderr
+    assert all("max_tokens" not in body for body in answered)
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)

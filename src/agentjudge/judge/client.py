@@ -288,10 +288,14 @@ class JudgeClient:
     async def _batched(self, batcher: Batcher, request: JudgeRequest, reuse: bool) -> Answer:
         """One answer through batches: a request its batch did not answer (expired,
         canceled, a 429/5xx, a garbled answer) goes into a later batch, at most
-        `rounds` batches in all, then online if the job says so, else it is an error."""
+        `rounds` batches in all, then online if the job says so, else it is an error. A
+        refusal the provider adapts to spends no round (at most MAX_ADAPTATIONS)."""
         key = self.key(request)
         failure = JudgeError("batch_errored")
-        for round_ in range(batcher.settings.rounds):
+        adapted = 0
+        for round_ in range(batcher.settings.rounds + MAX_ADAPTATIONS):
+            if round_ - adapted >= batcher.settings.rounds:
+                break
             built = self.provider.build(request)
             self.stats.calls += 1
             self._measures.call()
@@ -303,7 +307,15 @@ class JudgeClient:
             if not 200 <= outcome.status < 300:
                 kind = f"http_{outcome.status}"
                 self._count_error(kind)
-                failure = JudgeError(kind, self.provider.error_message(outcome.body))
+                message = self.provider.error_message(outcome.body)
+                failure = JudgeError(kind, message)
+                # a refusal the provider adapts to, as online: rebuilt for a later batch
+                note = self.provider.adapt(outcome.status, message, built)
+                if note is not None and adapted < MAX_ADAPTATIONS:
+                    adapted += 1
+                    if note:
+                        self._note(f"{note} ({kind}: {message})" if message else note)
+                    continue
                 if self.provider.should_retry(outcome.status) == "no":
                     raise failure
                 continue
