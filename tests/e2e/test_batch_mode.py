@@ -211,3 +211,30 @@ def test_a_refusal_the_judge_adapts_to_is_rebuilt_for_a_later_batch(tmp_path: Pa
     assert "max_completion_tokens, not max_tokens" in done.stderr
     assert all("max_tokens" not in body for body in answered)
     assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)
+
+
+def test_killed_before_learning_the_batch_id_finds_the_batch_by_its_token(
+    tmp_path: Path,
+) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, "OPENAI_API_KEY")
+    # the batch is created, but its id reaches the run only after 30 s: it is killed before
+    script = Script(batch_delay=0.5, batch_create_delay=30.0)
+    with JudgeServer(script, mimic="openai", api_key=KEY) as server:
+        args = batched(runs, "openai", "gpt-4o-mini", server.base_url)
+        first = subprocess.Popen(args, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+        assert server.batches is not None
+        for _ in range(1000):
+            if server.batches.batches_submitted or first.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert server.batches.batches_submitted == 1
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
+        script.batch_create_delay = 0.0
+        again = run(args, tmp_path, env)
+        assert again.returncode == 0, again.stderr
+        assert "1 submitted by an earlier run, polled again" in again.stderr
+        assert server.batches.batches_submitted == BATCHES
+        assert set(server.batches.submissions.values()) == {1}
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)

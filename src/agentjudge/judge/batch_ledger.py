@@ -25,6 +25,15 @@ SCHEMA = (
         key TEXT PRIMARY KEY,
         batch TEXT NOT NULL
     )""",
+    # a batch being submitted: its requests are kept under a token of ours before the
+    # provider is asked, so that a run killed before it learns the batch's id can find the
+    # batch by that token (OpenAI's batch `metadata`) rather than submit it again
+    """CREATE TABLE IF NOT EXISTS batch_submissions (
+        key TEXT PRIMARY KEY,
+        token TEXT NOT NULL,
+        judge TEXT NOT NULL,
+        started REAL NOT NULL
+    )""",
 )
 
 
@@ -46,15 +55,47 @@ class BatchLedger:
         ).fetchone()
         return (str(row[0]), str(row[1])) if row else None
 
+    def submitting(self, token: str, judge: str, keys: list[str]) -> None:
+        """Keep `keys` as being submitted under `token`, before the provider is asked."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO batch_submissions (key, token, judge, started) "
+                "VALUES (?, ?, ?, ?)",
+                ((key, token, judge, time.time()) for key in keys),
+            )
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def submission_of(self, key: str) -> tuple[str, float] | None:
+        """The token `key` was being submitted under when a run stopped, and when."""
+        row = self._db.execute(
+            "SELECT token, started FROM batch_submissions WHERE key = ?", (key,)
+        ).fetchone()
+        return (str(row[0]), float(row[1])) if row else None
+
+    def submitted_keys(self, token: str) -> list[str]:
+        """The keys being submitted under `token`."""
+        rows = self._db.execute("SELECT key FROM batch_submissions WHERE token = ?", (token,))
+        return [str(row[0]) for row in rows]
+
+    def forget_submission(self, token: str) -> None:
+        """Drop the submission `token`: it failed, or the provider has no such batch."""
+        self._db.execute("DELETE FROM batch_submissions WHERE token = ?", (token,))
+
     def keys_of(self, batch_id: str) -> list[str]:
         """The keys whose last batch is `batch_id`."""
         rows = self._db.execute("SELECT key FROM batch_requests WHERE batch = ?", (batch_id,))
         return [str(row[0]) for row in rows]
 
-    def add(self, batch_id: str, judge: str, keys: list[str]) -> None:
-        """Keep a batch the provider accepted, with its requests' keys (one commit)."""
+    def add(self, batch_id: str, judge: str, keys: list[str], token: str = "") -> None:
+        """Keep a batch the provider accepted, with its requests' keys, in place of its
+        submission under `token` (one commit)."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            self._db.execute("DELETE FROM batch_submissions WHERE token = ?", (token,))
             self._db.execute(
                 "INSERT OR REPLACE INTO batches (id, judge, state, submitted) VALUES (?, ?, ?, ?)",
                 (batch_id, judge, "open", time.time()),

@@ -19,7 +19,10 @@ went wrong (a third).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -85,6 +88,7 @@ class Batcher:
         self._timer: asyncio.TimerHandle | None = None
         self._pollers: dict[str, asyncio.Task[None]] = {}
         self._submitting: set[asyncio.Task[None]] = set()
+        self._searches: dict[str, asyncio.Future[str | None]] = {}  # by submission token
         self._results: dict[str, dict[str, Outcome]] = {}  # read this run, by custom id
         self._states: dict[str, BatchState] = {}
         self._resumed: set[str] = set()
@@ -98,8 +102,8 @@ class Batcher:
         earlier run put it in when `reuse` and the ledger has one, else a new one."""
         if reuse:
             found = self.ledger.batch_of(key)
-            if found is not None:
-                batch_id = found[0]
+            batch_id = found[0] if found is not None else await self._recovered(key)
+            if batch_id is not None:
                 if batch_id not in self._pollers:
                     self._resumed.add(batch_id)
                 got = await self._result(key, batch_id)
@@ -108,6 +112,27 @@ class Batcher:
         batch_id = await self._enqueue(key, self.api.entry(key, built))
         got = await self._result(key, batch_id)
         return got or Unfinished("batch_errored", f"batch {batch_id} reported no result for it")
+
+    async def _recovered(self, key: str) -> str | None:
+        """The batch `key` went into when an earlier run was killed between asking the
+        provider and keeping the batch's id, if the provider can tell (else None: the
+        request is submitted again)."""
+        found = self.ledger.submission_of(key)
+        if found is None:
+            return None
+        token, started = found
+        search = self._searches.get(token)
+        if search is None:
+            search = self._searches[token] = asyncio.ensure_future(self._find(token, started))
+        return await asyncio.shield(search)
+
+    async def _find(self, token: str, started: float) -> str | None:
+        batch_id = await self.api.find(self._send, token, started)
+        if batch_id is None:
+            self.ledger.forget_submission(token)
+            return None
+        self.ledger.add(batch_id, self.judge, self.ledger.submitted_keys(token), token)
+        return batch_id
 
     async def _result(self, key: str, batch_id: str) -> Outcome | None:
         """`key`'s result in `batch_id`, once that batch has ended; None when the provider
@@ -149,11 +174,18 @@ class Batcher:
         task.add_done_callback(self._submitting.discard)
 
     async def _submit(self, pending: list[tuple[str, bytes]], group: asyncio.Future[str]) -> None:
+        keys = [key for key, _ in pending]
+        token = uuid.uuid4().hex
         try:
-            batch_id = await self.api.submit(self._send, [entry for _, entry in pending])
+            # kept before the provider is asked: a run killed before it learns the batch's
+            # id finds it by the token (where the API keeps one: OpenAI's metadata)
+            self.ledger.submitting(token, self.judge, keys)
+            batch_id = await self.api.submit(self._send, [entry for _, entry in pending], token)
             # kept before anything else: a kill from here on never submits these again
-            self.ledger.add(batch_id, self.judge, [key for key, _ in pending])
+            self.ledger.add(batch_id, self.judge, keys, token)
         except (JudgeError, OSError) as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.ledger.forget_submission(token)
             error = exc if isinstance(exc, JudgeError) else JudgeError("batch_error", str(exc))
             group.set_exception(error)
             group.exception()  # retrieved: every waiter raises it

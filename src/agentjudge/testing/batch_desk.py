@@ -56,6 +56,7 @@ class _Batch:
     error_file: str | None = None
     cancel: bool = False
     task: asyncio.Task[None] | None = None
+    metadata: dict[str, str] | None = None
 
 
 class BatchDesk:
@@ -67,12 +68,16 @@ class BatchDesk:
         answer_one: AnswerOne,
         delay: Callable[[], float],
         expire_first: Callable[[], int],
+        create_delay: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self.dialect = dialect
         self.kind = "anthropic" if dialect.title == "Anthropic" else "openai"
         self._answer_one = answer_one
         self._delay = delay
         self._expire_first = expire_first
+        # seconds between a batch's creation and the answer to its creator (a test kills
+        # the client in that window)
+        self._create_delay = create_delay
         self._batches: dict[str, _Batch] = {}
         self._files: dict[str, bytes] = {}
         self._lock = threading.Lock()
@@ -88,6 +93,7 @@ class BatchDesk:
             router.add_post("/v1/files", self._upload)
             router.add_get("/v1/files/{id}/content", self._file_content)
             router.add_post("/v1/batches", self._openai_create)
+            router.add_get("/v1/batches", self._openai_list)
             router.add_get("/v1/batches/{id}", self._openai_get)
             router.add_post("/v1/batches/{id}/cancel", self._cancel)
         else:
@@ -151,9 +157,44 @@ class BatchDesk:
         content = self._files.get(str(body.get("input_file_id")))
         if content is None:
             return self._error(404, "No such File object")
+        metadata = body.get("metadata")
+        if metadata is not None and (
+            not isinstance(metadata, dict)
+            or len(metadata) > 16
+            or any(len(str(k)) > 64 or len(str(v)) > 512 for k, v in metadata.items())
+        ):
+            return self._error(400, "metadata: at most 16 pairs, keys of 64 and values of 512")
         requests, problems = _openai_lines(content, str(endpoint))
         batch = self._start(requests, problems)
+        batch.metadata = metadata
+        await asyncio.sleep(self._create_delay())
         return web.json_response(self._openai_object(batch, str(body.get("input_file_id"))))
+
+    async def _openai_list(self, request: web.Request) -> web.Response:
+        """`GET /v1/batches`: newest first, `limit` (1 to 100, 20), `after` an id."""
+        refused = self._refused(request)
+        if refused is not None:
+            return refused
+        try:
+            limit = int(request.query.get("limit", "20"))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 100:
+            return self._error(400, "limit must be between 1 and 100")
+        newest = list(reversed(self._batches.values()))
+        after = request.query.get("after")
+        ids = [b.id for b in newest]
+        start = ids.index(after) + 1 if after in ids else 0
+        page = newest[start : start + limit]
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [self._openai_object(b, "") for b in page],
+                "first_id": page[0].id if page else None,
+                "last_id": page[-1].id if page else None,
+                "has_more": start + limit < len(newest),
+            }
+        )
 
     async def _openai_get(self, request: web.Request) -> web.Response:
         refused = self._refused(request)
@@ -176,6 +217,7 @@ class BatchDesk:
             "output_file_id": batch.output_file,
             "error_file_id": batch.error_file,
             "created_at": int(batch.created),
+            "metadata": batch.metadata,
             "errors": {"object": "list", "data": batch.problems} if batch.problems else None,
             "request_counts": {
                 "total": len(batch.requests),

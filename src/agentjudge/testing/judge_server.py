@@ -107,6 +107,8 @@ class Script:
     # takes to process, and how many of the first batches submitted expire unprocessed
     batch_delay: float = 0.0
     batch_expire_first: int = 0
+    # seconds the OpenAI mimic waits, once a batch is created, before it answers its creator
+    batch_create_delay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,7 @@ class JudgeServer:
                 self._answer_batched,
                 lambda: self.script.batch_delay,
                 lambda: self.script.batch_expire_first,
+                lambda: self.script.batch_create_delay,
             )
             if mimic in ("openai", "anthropic")
             else None

@@ -79,9 +79,15 @@ class BatchApi:
         """The bytes `entry` adds to a batch."""
         return len(entry) + 1
 
-    async def submit(self, send: Send, entries: list[bytes]) -> str:
-        """Submit one batch of `entries`; its id."""
+    async def submit(self, send: Send, entries: list[bytes], token: str) -> str:
+        """Submit one batch of `entries`, tagged with our `token` where the API keeps a
+        tag; its id."""
         raise NotImplementedError
+
+    async def find(self, send: Send, token: str, since: float) -> str | None:
+        """The id of the batch submitted with `token` at `since` (a Unix time) or after,
+        when the API can tell; None when it has none, or cannot tell."""
+        return None
 
     async def state(self, send: Send, batch_id: str) -> BatchState:
         """Where the batch stands now."""

@@ -9,7 +9,10 @@ line each: `{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body
 `output_file_id` (requests that succeeded) and `error_file_id` (those that did not), read
 at `GET /v1/files/{id}/content`; each line has the request's `custom_id` and either a
 `response` (`status_code`, `body`) or an `error` (`code`, `message`: `batch_expired` for
-a request the window closed on, `batch_cancelled` for one a cancellation stopped).
+a request the window closed on, `batch_cancelled` for one a cancellation stopped). A
+batch's `metadata` (up to 16 pairs) carries our submission token, and `GET /v1/batches`
+lists batches newest first (`limit` up to 100, `after`, `has_more`): a run killed before
+it learned a batch's id finds the batch by it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1024 * 1024
 COMPLETION_WINDOW = "24h"
+# the batch's `metadata` key that carries our submission token (see `find`)
+TOKEN_KEY = "agentjudge_submission"
+MAX_LIST_PAGES = 20  # of 100 batches: how far back `find` looks
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 # an `error.code` of a line in the error file, as the batcher's fixed kinds name it
 UNFINISHED_KINDS = {"batch_expired": "batch_expired", "batch_cancelled": "batch_canceled"}
@@ -59,7 +65,7 @@ class OpenAIBatches(BatchApi):
         line = {"custom_id": custom_id, "method": "POST", "url": self.path, "body": body}
         return orjson.dumps(line)
 
-    async def submit(self, send: Send, entries: list[bytes]) -> str:
+    async def submit(self, send: Send, entries: list[bytes], token: str) -> str:
         upload = httpx.Request(
             "POST",
             f"{self.base}/files",
@@ -76,10 +82,32 @@ class OpenAIBatches(BatchApi):
                 "input_file_id": uploaded.get("id"),
                 "endpoint": self.path,
                 "completion_window": COMPLETION_WINDOW,
+                "metadata": {TOKEN_KEY: token},
             },
         )
         created = json_object(await exchange(send, create, "batch create", self.secrets), "batches")
         return str(created.get("id"))
+
+    async def find(self, send: Send, token: str, since: float) -> str | None:
+        # the list is newest first: pages are read back to the submission's time
+        after: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            query = {"limit": "100", **({"after": after} if after else {})}
+            asked = httpx.Request("GET", f"{self.base}/batches", headers=self.headers, params=query)
+            listed = json_object(await exchange(send, asked, "batch list", self.secrets), "list")
+            batches = listed.get("data")
+            if not isinstance(batches, list) or not batches:
+                return None
+            for batch in batches:
+                metadata = batch.get("metadata") if isinstance(batch, dict) else None
+                if isinstance(metadata, dict) and metadata.get(TOKEN_KEY) == token:
+                    return str(batch.get("id"))
+            last = batches[-1] if isinstance(batches[-1], dict) else {}
+            created = last.get("created_at")
+            if not listed.get("has_more") or (isinstance(created, int) and created < since - 60):
+                return None
+            after = str(last.get("id"))
+        return None
 
     async def state(self, send: Send, batch_id: str) -> BatchState:
         asked = httpx.Request("GET", f"{self.base}/batches/{batch_id}", headers=self.headers)
