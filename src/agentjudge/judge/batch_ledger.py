@@ -1,11 +1,13 @@
 """The batch ledger: which batch holds which request, kept in the verdict store's file.
 
-Two tables beside `verdicts` in the same sqlite file (its own connection): `batches` (the
+Tables beside `verdicts` in the same sqlite file (its own connection): `batches` (the
 provider's batch id, the judge that owns it, `open` until its results are read, then
 `ended`) and `batch_requests` (a request's key -> the last batch it went into). A batch is
 written, with all its requests, in one transaction as soon as the provider has accepted it,
 so a run killed while it waits finds, on the same command again, every batch it submitted:
-it polls them and submits none of their requests again.
+it polls them and submits none of their requests again. Before the provider is asked, the
+requests are kept in `batch_submissions` under a token sent with the batch (where the API
+keeps one), so that a run killed before it learned the batch's id can find it.
 """
 
 from __future__ import annotations
