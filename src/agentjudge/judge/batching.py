@@ -127,7 +127,10 @@ class Batcher:
         return await asyncio.shield(search)
 
     async def _find(self, token: str, started: float) -> str | None:
-        batch_id = await self.api.find(self._send, token, started)
+        try:
+            batch_id = await self.api.find(self._send, token, started)
+        except BatchGone:  # a server that lists no batches: it cannot tell
+            batch_id = None
         if batch_id is None:
             self.ledger.forget_submission(token)
             return None
