@@ -299,7 +299,12 @@ class JudgeClient:
             built = self.provider.build(request)
             self.stats.calls += 1
             self._measures.call()
+            started = time.perf_counter()
             outcome = await batcher.outcome(key, built, reuse and round_ == 0)
+            # a batched call's latency: from its batching to its answer (minutes, hours)
+            elapsed = time.perf_counter() - started
+            self.stats.latency_seconds += elapsed
+            self._measures.latency(elapsed * 1000)
             if isinstance(outcome, Unfinished):
                 self._count_error(outcome.kind)
                 failure = JudgeError(outcome.kind, outcome.message)
