@@ -238,3 +238,19 @@ def test_killed_before_learning_the_batch_id_finds_the_batch_by_its_token(
         assert server.batches.batches_submitted == BATCHES
         assert set(server.batches.submissions.values()) == {1}
     assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)
+
+
+@pytest.mark.parametrize(("judge", "model", "key_env"), JUDGES, ids=[j[0] for j in JUDGES])
+def test_polls_that_fail_for_a_while_are_asked_again(
+    tmp_path: Path, judge: str, model: str, key_env: str
+) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, key_env)
+    # each batch's first 5 polls answer 503: more than one poll's 3 attempts
+    with JudgeServer(Script(batch_poll_failures=5), mimic=judge, api_key=KEY) as server:
+        done = run(batched(runs, judge, model, server.base_url), tmp_path, env)
+        assert done.returncode == 0, done.stderr
+        assert server.batches is not None
+        assert server.batches.batches_submitted == BATCHES
+    assert "a poll failed (http_503): asking again" in done.stderr
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)

@@ -48,6 +48,9 @@ from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried
 
 Fallback = Literal["batch", "online"]
+# polls of one batch that may fail in a row (each after its own retries) before its
+# requests fail
+MAX_POLL_FAILURES = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,9 +203,24 @@ class Batcher:
 
     async def _watch(self, batch_id: str) -> None:
         """Poll `batch_id` until it ends, then read its results."""
+        failures = 0
         try:
             while True:
-                state = self._states[batch_id] = await self.api.state(self._send, batch_id)
+                try:
+                    state = await self.api.state(self._send, batch_id)
+                except BatchGone:
+                    raise
+                except JudgeError as exc:
+                    # the batch goes on at the provider: a poll that failed (its own
+                    # retries spent) is asked again next time, a few times in a row
+                    failures += 1
+                    if failures >= MAX_POLL_FAILURES or not _transient(exc.kind):
+                        raise
+                    self._say(f"batch {batch_id}: a poll failed ({exc.kind}): asking again")
+                    await asyncio.sleep(self.settings.poll_seconds)
+                    continue
+                failures = 0
+                self._states[batch_id] = state
                 if state.ended:
                     break
                 self._report()
@@ -219,6 +237,10 @@ class Batcher:
         self.ledger.ended(batch_id)
         self.done += 1
         self._report()
+
+    def _say(self, line: str) -> None:
+        if self._on_progress is not None:
+            self._on_progress(line)
 
     def _report(self) -> None:
         """Say where the job's batches stand: when that changes, and every
@@ -251,6 +273,11 @@ class Batcher:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.ledger.close()
+
+
+def _transient(kind: str) -> bool:
+    """Whether a failure of this kind may pass: a timeout, a dropped connection, 429, 5xx."""
+    return kind in ("timeout", "transport_error", "http_429") or kind.startswith("http_5")
 
 
 def batch_api_for(provider: Provider) -> BatchApi | None:

@@ -69,6 +69,7 @@ class BatchDesk:
         delay: Callable[[], float],
         expire_first: Callable[[], int],
         create_delay: Callable[[], float] = lambda: 0.0,
+        poll_failures: Callable[[], int] = lambda: 0,
     ) -> None:
         self.dialect = dialect
         self.kind = "anthropic" if dialect.title == "Anthropic" else "openai"
@@ -78,6 +79,9 @@ class BatchDesk:
         # seconds between a batch's creation and the answer to its creator (a test kills
         # the client in that window)
         self._create_delay = create_delay
+        # the first polls of each batch (GET) answered 503, as a provider having a bad minute
+        self._poll_failures = poll_failures
+        self._polls: Counter[str] = Counter()
         self._batches: dict[str, _Batch] = {}
         self._files: dict[str, bytes] = {}
         self._lock = threading.Lock()
@@ -196,8 +200,14 @@ class BatchDesk:
             }
         )
 
+    def _unavailable(self, batch_id: str) -> web.Response | None:
+        with self._lock:
+            self._polls[batch_id] += 1
+            failing = self._polls[batch_id] <= self._poll_failures()
+        return self._error(503, "The server is overloaded, try again later.") if failing else None
+
     async def _openai_get(self, request: web.Request) -> web.Response:
-        refused = self._refused(request)
+        refused = self._refused(request) or self._unavailable(request.match_info["id"])
         if refused is not None:
             return refused
         batch = self._batches.get(request.match_info["id"])
@@ -259,7 +269,7 @@ class BatchDesk:
         return web.json_response(self._anthropic_object(batch, request))
 
     async def _anthropic_get(self, request: web.Request) -> web.Response:
-        refused = self._refused(request)
+        refused = self._refused(request) or self._unavailable(request.match_info["id"])
         if refused is not None:
             return refused
         batch = self._batches.get(request.match_info["id"])

@@ -109,6 +109,8 @@ class Script:
     batch_expire_first: int = 0
     # seconds the OpenAI mimic waits, once a batch is created, before it answers its creator
     batch_create_delay: float = 0.0
+    # the first polls of each batch answered 503
+    batch_poll_failures: int = 0
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,7 @@ class JudgeServer:
                 lambda: self.script.batch_delay,
                 lambda: self.script.batch_expire_first,
                 lambda: self.script.batch_create_delay,
+                lambda: self.script.batch_poll_failures,
             )
             if mimic in ("openai", "anthropic")
             else None
