@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from agentjudge.testing import JudgeServer, Script
@@ -253,4 +254,30 @@ def test_polls_that_fail_for_a_while_are_asked_again(
         assert server.batches is not None
         assert server.batches.batches_submitted == BATCHES
     assert "a poll failed (http_503): asking again" in done.stderr
+    assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)
+
+
+def test_a_batch_someone_cancels_is_submitted_again(tmp_path: Path) -> None:
+    runs = tree(tmp_path)
+    env = environment(tmp_path, "ANTHROPIC_API_KEY")
+    script = Script(batch_delay=3.0)  # long enough to be cancelled before it is processed
+    with JudgeServer(script, mimic="anthropic", api_key=KEY) as server:
+        args = batched(runs, "anthropic", "claude-sonnet-4-5", server.base_url)
+        score = subprocess.Popen(args, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        try:
+            assert server.batches is not None
+            for _ in range(1000):
+                if server.batches.batches_submitted:
+                    break
+                time.sleep(0.01)
+            # the console (or another tool) cancels the run's first batch
+            url = f"{server.base_url}/v1/messages/batches/{server.batches.ids()[0]}/cancel"
+            headers = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+            assert httpx.post(url, headers=headers).status_code == 200
+            script.batch_delay = 0.0
+        finally:
+            _, said = score.communicate(timeout=100)
+        assert score.returncode == 0, said
+        # the steps: canceled, then answered in a later batch; then the categorization
+        assert server.batches.batches_submitted == BATCHES + 1
     assert step_scores(tmp_path)[0] == pytest.approx((0.5 + 0.7) / 2)

@@ -129,3 +129,16 @@ def test_anthropic_expired_batch_reports_each_request_expired() -> None:
         again = httpx.post(url, headers=ANTHROPIC, json={"requests": requests}).json()
         batch = wait_for(f"{url}/{again['id']}", ANTHROPIC, "processing_status", {"ended"})
         assert batch["request_counts"]["succeeded"] == 2
+
+
+def test_a_cancelled_batch_ends_with_its_requests_cancelled() -> None:
+    with JudgeServer(Script(batch_delay=0.3), mimic="openai", api_key=KEY) as server:
+        base = server.base_url
+        batch_id = create(base, upload(server, [line("a"), line("b")])).json()["id"]
+        cancelling = httpx.post(f"{base}/batches/{batch_id}/cancel", headers=OPENAI).json()
+        assert cancelling["status"] == "cancelling"
+        batch = wait_for(f"{base}/batches/{batch_id}", OPENAI, "status", {"cancelled"})
+        assert batch["output_file_id"] is None
+        errors = httpx.get(f"{base}/files/{batch['error_file_id']}/content", headers=OPENAI)
+        codes = [json.loads(text)["error"]["code"] for text in errors.text.splitlines()]
+        assert codes == ["batch_cancelled", "batch_cancelled"]

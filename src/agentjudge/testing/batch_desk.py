@@ -90,6 +90,10 @@ class BatchDesk:
         self.submissions: Counter[str] = Counter()
         self._serial = 0
 
+    def ids(self) -> list[str]:
+        """The ids of the batches submitted, oldest first."""
+        return list(self._batches)
+
     def add_routes(self, app: web.Application) -> None:
         """Serve the batch endpoints of this desk's API."""
         router = app.router

@@ -5,8 +5,8 @@ a Messages request's body; at most 100,000 requests or 256 MB a batch; a `custom
 matches `^[a-zA-Z0-9_-]{1,64}$`. `GET /v1/messages/batches/{id}` tells its
 `processing_status` (`in_progress`, `canceling`, `ended`) and `request_counts`; once
 ended, `results_url` serves JSONL lines `{"custom_id", "result": {"type": ...}}`, the type
-`succeeded` (with the `message`), `errored` (with the `error`), `canceled` or `expired`.
-`POST /v1/messages/batches/{id}/cancel` cancels one.
+`succeeded` (with the `message`), `errored` (with the `error`), `canceled` (its batch was
+cancelled, `POST /v1/messages/batches/{id}/cancel`) or `expired`.
 """
 
 from __future__ import annotations
@@ -88,10 +88,6 @@ class AnthropicBatches(BatchApi):
             for line in json_lines(body):
                 out[line["custom_id"]] = _outcome(line.get("result"))
         return out
-
-    async def cancel(self, send: Send, batch_id: str) -> None:
-        asked = httpx.Request("POST", f"{self.url}/{batch_id}/cancel", headers=self.headers)
-        await exchange(send, asked, f"cancel batch {batch_id}", self.secrets)
 
 
 def _outcome(result: Any) -> Outcome:

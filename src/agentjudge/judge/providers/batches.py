@@ -1,5 +1,7 @@
 """What a provider's batch API is: how to put built requests into a batch, submit it, ask
-where it stands, read its results and cancel it (docs/judge.md, "Batch mode").
+where it stands and read its results (docs/judge.md, "Batch mode"). agentjudge never
+cancels a batch (a killed run's batches serve the next run); one cancelled by someone else
+ends with its unfinished requests canceled, and they go into a later batch.
 
 Like a provider, a batch API only translates: every HTTP request goes out through `send`,
 which the batcher (`judge/batching.py`) gives it with retries on 429/5xx/transport
@@ -96,10 +98,6 @@ class BatchApi:
     async def results(self, send: Send, state: BatchState) -> dict[str, Outcome]:
         """An ended batch's results by custom id (a request the provider reports no
         result for is missing)."""
-        raise NotImplementedError
-
-    async def cancel(self, send: Send, batch_id: str) -> None:
-        """Ask the provider to stop the batch (its unfinished requests end `canceled`)."""
         raise NotImplementedError
 
 

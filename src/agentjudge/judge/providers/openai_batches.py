@@ -138,12 +138,6 @@ class OpenAIBatches(BatchApi):
                 out[line["custom_id"]] = _outcome(line)
         return out
 
-    async def cancel(self, send: Send, batch_id: str) -> None:
-        asked = httpx.Request(
-            "POST", f"{self.base}/batches/{batch_id}/cancel", headers=self.headers
-        )
-        await exchange(send, asked, f"cancel batch {batch_id}", self.secrets)
-
 
 def _outcome(line: dict[str, Any]) -> Outcome:
     response = line.get("response")
