@@ -50,7 +50,7 @@ STAGES: dict[str, tuple[str | None, ...]] = {
     "cases": ("loading", "checking", "judging", "outcome", None),
     # providers only translate (they reach no client, store or session); the client sends
     # through them; the session holds a job's client, store and event loop
-    "judge": (None, "providers", "client", "session"),
+    "judge": (None, "providers", "batching", "client", "session"),
 }
 
 # Imports that run upward today, each a known debt: (importer, imported) modules. Empty:

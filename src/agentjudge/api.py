@@ -71,6 +71,8 @@ def score_trajectories(
     if config.training_threshold is not None:
         for selection in SELECTIONS:
             check_writable(manifest_path(output, selection), "--output", "a training manifest")
+    if config.batch and config.ray_address is not None:
+        raise UsageError("--batch and --ray: a batch job runs on one machine; drop one of them")
     if config.ray_address is not None:  # before anything else: a missing extra is exit 3
         from agentjudge.distributed import require_ray
 

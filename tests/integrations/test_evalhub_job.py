@@ -51,7 +51,12 @@ SAMPLES: dict[str, Any] = {
     "max_total_steps": 500,
 }
 # ours alone (agentjudge.yaml), not the contrib provider's
-OURS: dict[str, Any] = {"ray_address": "auto"}
+OURS: dict[str, Any] = {
+    "ray_address": "auto",
+    "batch": True,
+    "batch_poll_seconds": 60.0,
+    "batch_fallback": "online",
+}
 
 
 def spec(parameters: dict[str, Any]) -> JobSpec:

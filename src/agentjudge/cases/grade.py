@@ -85,6 +85,10 @@ class GradeOptions:
     concurrency: int = 16
     use_store: bool = True  # --no-cache turns it off
     store_path: str | None = None  # else the default path
+    # --batch: the judge's requests through its batch API (docs/judge.md, "Batch mode")
+    batch: bool = False
+    batch_poll_seconds: float = 30.0
+    batch_fallback: str = "batch"  # or "online"
     quiet: bool = False  # --quiet: only the result (no line on rate-limit waits)
     samples: int | None = None  # judge answers per metric per case [judge.samples, else 1]
     temperature: float | None = None  # the judge's [judge.temperature, else 0]
@@ -445,4 +449,7 @@ def _judging(options: GradeOptions) -> JudgingOptions:
         options.use_store,
         options.store_path,
         options.quiet,
+        options.batch,
+        options.batch_poll_seconds,
+        options.batch_fallback,
     )

@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentjudge.cli.aliases import accepting, flag_of
 from agentjudge.cli.options import (
     CALIBRATE_ALIASES,
+    Batch,
     CachePath,
     CalibrateJson,
     CalibrateOutput,
@@ -74,6 +75,7 @@ def calibrate_command(
     judge_timeout: ScoreJudgeTimeout = None,
     cache_path: CachePath = None,
     no_cache: NoCache = False,
+    batch: Batch = False,
     scoring_mode: ScoringMode = None,
     rubric: Rubric = None,
     samples: Samples = None,
@@ -105,6 +107,7 @@ def calibrate_command(
             cache_path,
             no_cache,
         ),
+        "batch": ("--batch", True if batch else None),
         "scoring_mode": ("--scoring-mode", scoring_mode),
         "rubric": ("--rubric", rubric),
         "samples": ("--samples", samples),

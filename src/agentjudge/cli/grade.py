@@ -24,6 +24,9 @@ from agentjudge.cases.loading import DEFAULT_JUDGE_CALL_TIMEOUT, DEFAULT_JUDGE_T
 from agentjudge.cli.aliases import accepting
 from agentjudge.cli.options import (
     GRADE_ALIASES,
+    Batch,
+    BatchFallback,
+    BatchPollSeconds,
     BootstrapResamples,
     BootstrapSeed,
     CachePath,
@@ -72,6 +75,9 @@ def grade_command(
     concurrency: Concurrency = 16,
     cache_path: CachePath = None,
     no_cache: NoCache = False,
+    batch: Batch = False,
+    batch_poll_seconds: BatchPollSeconds = 30.0,
+    batch_fallback: BatchFallback = "batch",
     samples: GradeSamples = None,
     temperature: GradeTemperature = None,
     fail_on_unstable: FailOnUnstable = False,
@@ -90,6 +96,8 @@ def grade_command(
     from agentjudge.cases.grade import GradeOptions, grade
     from agentjudge.errors import UsageError
 
+    if batch_fallback not in ("batch", "online"):
+        raise UsageError(f"--batch-fallback {batch_fallback!r}: give batch or online")
     given = (aliased or {}).get("judge")
     if judge is not None and given is not None:
         raise UsageError("--judge is given twice (--judge-provider is its other spelling)")
@@ -111,6 +119,9 @@ def grade_command(
         concurrency=concurrency,
         use_store=not no_cache,
         store_path=cache_path,
+        batch=batch,
+        batch_poll_seconds=batch_poll_seconds,
+        batch_fallback=batch_fallback,
         samples=samples,
         temperature=temperature,
         fail_on_unstable=fail_on_unstable,

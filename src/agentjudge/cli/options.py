@@ -36,6 +36,15 @@ NoCache = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the verdict store.")
 ]
 
+Batch = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Judge through the provider's batch API (openai, anthropic): half price, "
+        "answered within 24 h; a re-run polls the same batches (docs/judge.md).",
+    ),
+]
+
 BootstrapSeed = Annotated[
     int | None,
     _opt("--bootstrap-seed", "Seed of the bootstrap intervals (reproducible) [0]."),
@@ -326,6 +335,17 @@ GradeHtml = Annotated[
     Path | None, typer.Option(help="Also write the HTML report of the results here.")
 ]
 Concurrency = Annotated[int, typer.Option(min=1, help="Judge calls in flight at most.")]
+# grade has no --set: batch mode's two settings are flags of their own there
+BatchPollSeconds = Annotated[
+    float, typer.Option(min=0.01, help="With --batch: seconds between polls of a batch.")
+]
+BatchFallback = Annotated[
+    str,
+    typer.Option(
+        help="With --batch: a request 3 batches did not answer is an error (batch) or "
+        "judged online at full price (online).",
+    ),
+]
 GradeSamples = Annotated[
     int | None,
     typer.Option("--samples", help=f"{SAMPLES_HELP} (judge.samples in eval_config.yaml, else 1)."),

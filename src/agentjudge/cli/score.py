@@ -18,6 +18,7 @@ from agentjudge.atif import Node
 from agentjudge.cli.aliases import accepting, flag_of
 from agentjudge.cli.options import (
     SCORE_ALIASES,
+    Batch,
     CachePath,
     ConfigFile,
     DryRun,
@@ -77,6 +78,7 @@ def score_command(
     judge_timeout: ScoreJudgeTimeout = None,
     cache_path: CachePath = None,
     no_cache: NoCache = False,
+    batch: Batch = False,
     scoring_mode: ScoringMode = None,
     rubric: Rubric = None,
     samples: Samples = None,
@@ -119,6 +121,7 @@ def score_command(
             cache_path,
             no_cache,
         ),
+        "batch": ("--batch", True if batch else None),
         "scoring_mode": ("--scoring-mode", scoring_mode),
         "rubric": ("--rubric", rubric),
         "samples": ("--samples", samples),

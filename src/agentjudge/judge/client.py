@@ -19,11 +19,14 @@ from functools import partial
 import httpx
 from opentelemetry.metrics import Meter
 
-from agentjudge.errors import JudgeError, ProtocolError
+from agentjudge.errors import JudgeError, ProtocolError, UsageError
+from agentjudge.judge.batch_ledger import BatchLedger
+from agentjudge.judge.batching import Batcher, BatchSettings, batch_api_for, batch_sender
 from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.price import Pricer
 from agentjudge.judge.providers import Answer, Provider
+from agentjudge.judge.providers.batches import Unfinished
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.retry import Retryable, RetryPolicy, retried, retry_after
 from agentjudge.judge.secrets import redact
@@ -34,6 +37,11 @@ from agentjudge.judge.transport import AiohttpTransport, TLSProblem, tls_context
 from agentjudge.judge.verdict import Verdict, without_secrets
 
 MAX_BODY_BYTES = 64 * 1024
+# a batch API's results file holds a whole batch's answers (at most ~200-256 MB of requests)
+MAX_BATCH_BODY_BYTES = 1 << 31
+# what a batched request is billed of its online price: OpenAI's Batch API and Anthropic's
+# Message Batches both bill half (docs/judge.md, "Batch mode")
+BATCH_PRICE = 0.5
 PROTOCOL_ATTEMPTS = 2  # a protocol error is retried once with the same request, then surfaced
 # Times one call may be sent again because the provider adapted to a refusal (each
 # adaptation moves the provider one step along a short list, so a few suffice).
@@ -110,6 +118,10 @@ class JudgeClient:
     on_wait: Callable[[str], None] | None = None
     wait_note_after: float = 10.0
     wait_note_every: float = 30.0
+    # batch mode: requests go through the provider's batch API, their batch ids kept in
+    # `batch_ledger` (docs/judge.md, "Batch mode"); None: every request is a call
+    batch: BatchSettings | None = None
+    batch_ledger: BatchLedger | None = None
 
     def __post_init__(self) -> None:
         self.pricer = Pricer(self.provider.name, self.provider.model)
@@ -130,8 +142,36 @@ class JudgeClient:
         self._in_flight: dict[str, asyncio.Future[JudgeOutcome]] = {}
         self._secrets = self.provider.secrets
         self._next_wait_note = 0.0
+        self.batcher = self._batcher()
+
+    def _batcher(self) -> Batcher | None:
+        if self.batch is None:
+            return None
+        api = batch_api_for(self.provider)
+        if api is None:
+            raise UsageError(
+                f"--batch: the {self.provider.name} judge has no batch API that agentjudge "
+                "speaks: use the openai, anthropic or openai-compatible judge, or drop --batch"
+            )
+        if self.batch_ledger is None:
+            raise UsageError(
+                "--batch keeps its batch ids in the verdict store, so that a re-run polls the "
+                "same batches: drop --no-cache"
+            )
+        # its own pool, read without the 64 KiB cap: a batch's results file is large
+        self._batch_transport = self.transport or AiohttpTransport(
+            4, MAX_BATCH_BODY_BYTES, tls_context(self.ca_bundle)
+        )
+        send = batch_sender(self._batch_transport, self._retry_policy, self.timeout)
+        return Batcher(
+            api, self.batch_ledger, self.provider.identity, send, self.batch, self.on_wait
+        )
 
     async def aclose(self) -> None:
+        if self.batcher is not None:
+            await self.batcher.aclose()
+            if self._batch_transport is not self._transport:
+                await self._batch_transport.aclose()
         await self._transport.aclose()
 
     async def __aenter__(self) -> JudgeClient:
@@ -209,9 +249,12 @@ class JudgeClient:
 
     async def _judge(self, request: JudgeRequest) -> JudgeOutcome:
         kind, detail, reply_error = "protocol_error", "", ""
-        for _ in range(PROTOCOL_ATTEMPTS):
+        for attempt in range(PROTOCOL_ATTEMPTS):
             try:
-                answer = await self._send(request)
+                if self.batcher is None:
+                    answer = await self._send(request)
+                else:  # a second try is a new request: not the answer of the same batch
+                    answer = await self._batched(self.batcher, request, reuse=attempt == 0)
                 # redacted here, once: everything after (the store, the console, the
                 # results, the report) sees the verdict as it is kept
                 verdict = without_secrets(_verdict(request, answer), self._secrets)
@@ -241,6 +284,62 @@ class JudgeClient:
             except _Refused:
                 continue
         raise JudgeError("adaptations_exhausted")
+
+    async def _batched(self, batcher: Batcher, request: JudgeRequest, reuse: bool) -> Answer:
+        """One answer through batches: a request its batch did not answer (expired,
+        canceled, a 429/5xx, a garbled answer) goes into a later batch, at most
+        `rounds` batches in all, then online if the job says so, else it is an error. A
+        refusal the provider adapts to spends no round (at most MAX_ADAPTATIONS)."""
+        key = self.key(request)
+        failure = JudgeError("batch_errored")
+        adapted = 0
+        for round_ in range(batcher.settings.rounds + MAX_ADAPTATIONS):
+            if round_ - adapted >= batcher.settings.rounds:
+                break
+            built = self.provider.build(request)
+            self.stats.calls += 1
+            self._measures.call()
+            started = time.perf_counter()
+            outcome = await batcher.outcome(key, built, reuse and round_ == 0)
+            # a batched call's latency: from its batching to its answer (minutes, hours)
+            elapsed = time.perf_counter() - started
+            self.stats.latency_seconds += elapsed
+            self._measures.latency(elapsed * 1000)
+            if isinstance(outcome, Unfinished):
+                self._count_error(outcome.kind)
+                failure = JudgeError(outcome.kind, outcome.message)
+                continue
+            if not 200 <= outcome.status < 300:
+                kind = f"http_{outcome.status}"
+                self._count_error(kind)
+                message = self.provider.error_message(outcome.body)
+                failure = JudgeError(kind, message)
+                # a refusal the provider adapts to, as online: rebuilt for a later batch
+                note = self.provider.adapt(outcome.status, message, built)
+                if note is not None and adapted < MAX_ADAPTATIONS:
+                    adapted += 1
+                    if note:
+                        self._note(f"{note} ({kind}: {message})" if message else note)
+                    continue
+                if self.provider.should_retry(outcome.status) == "no":
+                    raise failure
+                continue
+            try:
+                answer = self.provider.parse(outcome.status, outcome.body)
+            except ProtocolError as exc:
+                if exc.kind not in GARBLED_ANSWERS:
+                    self._count_success(built)
+                    raise
+                self._count_error(exc.kind)
+                failure = JudgeError(exc.kind)
+                continue
+            self._count_success(built)
+            self._account(answer, BATCH_PRICE)
+            return answer
+        if batcher.settings.fallback == "online":
+            self.stats.batch_fallbacks += 1
+            return await self._send(request)
+        raise failure
 
     def _retry_policy(self) -> RetryPolicy:
         return RetryPolicy(
@@ -334,19 +433,24 @@ class JudgeClient:
             self._count_error(exc.kind)
             raise Retryable(exc.kind) from None
         self._count_success(http_request)
+        self._account(answer)
+        return answer
+
+    def _account(self, answer: Answer, price: float = 1.0) -> None:
+        """Count an answer's tokens and cost (`price`: the share of the online price it is
+        billed, half in a batch)."""
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
         self.stats.cache_read_tokens += answer.cache_read_tokens
         self.stats.cache_write_tokens += answer.cache_write_tokens
         self.stats.reasoning_tokens += answer.reasoning_tokens
-        self.stats.cost_usd += self.pricer.price(
+        self.stats.cost_usd += price * self.pricer.price(
             answer.input_tokens,
             answer.cache_read_tokens,
             answer.cache_write_tokens,
             answer.output_tokens,
         )
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
-        return answer
 
     def _store_rejected(self, store: Verdicts) -> None:
         self.stats.store_rejected += 1

@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 
 from opentelemetry.metrics import Meter
 
+from agentjudge.judge.batch_ledger import BatchLedger
+from agentjudge.judge.batching import BatchSettings
 from agentjudge.judge.client import JudgeClient
 from agentjudge.judge.defaults import CallLimits
 from agentjudge.judge.providers import Provider
@@ -45,6 +47,7 @@ class JudgeSettings:
     ca_bundle: str | None = None  # CA certificates (PEM) of an HTTPS judge
     max_requests: int | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
+    batch: BatchSettings | None = None  # batch mode (judge/batching.py); None: online
 
 
 class JudgeSession:
@@ -122,6 +125,13 @@ class JudgeSession:
             ca_bundle=settings.ca_bundle,
             on_note=self.on_note,
             on_wait=self.on_wait,
+            batch=settings.batch,
+            # the batch ids beside the verdicts, in the same file (judge/batch_ledger.py)
+            batch_ledger=(
+                BatchLedger(self.store.path)
+                if settings.batch is not None and self.store is not None
+                else None
+            ),
         )
 
     @contextlib.asynccontextmanager

@@ -29,6 +29,8 @@ class ClientStats:
     reasoning_tokens: int = 0
     cost_usd: float = 0.0  # the calls' prices summed (`JudgeClient.pricer`; results: `cost`)
     latency_seconds: float = 0.0
+    # batch mode: requests its batches did not answer, sent online (`--batch-fallback online`)
+    batch_fallbacks: int = 0
 
     def as_dict(self) -> JudgeCounters:
         """The counters as results files write them, in the order `agentjudge.score/v1`'s

@@ -131,6 +131,15 @@ class ScoreConfig(BaseModel):
     """Read and write the verdict store (false: --no-cache)."""
     cache_path: str | None = None
     """The verdict store's file (--cache) [~/.cache/agentjudge/verdicts.sqlite]."""
+    batch: bool = False
+    """Judge through the provider's batch API (openai, anthropic): half price, answered
+    within 24 h; the batch ids are kept in the verdict store, so a re-run polls the same
+    batches (--batch; docs/judge.md, "Batch mode")."""
+    batch_poll_seconds: Annotated[float, Field(gt=0)] = 30.0
+    """Seconds between polls of a submitted batch."""
+    batch_fallback: Literal["batch", "online"] = "batch"
+    """A request its batches did not answer (expired, canceled, errored), after 3 batches:
+    an error (batch), or one online call at full price (online)."""
     judge: JudgeKind = "openai-compatible"
     """The judge's provider."""
     judge_url: str | None = None

@@ -124,7 +124,10 @@ class ScoringJob:
         )
 
     def step_budget(self) -> StepBudget:
-        """Steps planned ahead: a few per call the judge client takes at once."""
+        """Steps planned ahead: a few per call the judge client takes at once; in batch
+        mode, a whole batch's worth (the provider's limit of requests in one)."""
+        if self.client.batcher is not None:
+            return StepBudget(self.client.batcher.api.max_requests)
         return StepBudget(QUEUED_STEPS_PER_CALL * self.client.concurrency)
 
     async def run(self, roots: Sequence[Node]) -> JobResult:

@@ -3,6 +3,7 @@ the driver (api.py) and by each Ray worker (distributed/worker.py) from the same
 
 from __future__ import annotations
 
+from agentjudge.judge.batching import BatchSettings
 from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.session import JudgeSettings
@@ -37,4 +38,9 @@ def judge_settings(
         ca_bundle=config.judge_ca_bundle,
         max_requests=config.max_judge_requests,
         metric_labels=metric_labels or {},
+        batch=(
+            BatchSettings(config.batch_poll_seconds, config.batch_fallback)
+            if config.batch
+            else None
+        ),
     )

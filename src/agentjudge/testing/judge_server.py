@@ -36,6 +36,7 @@ from typing import Any
 from aiohttp import web
 
 from agentjudge.testing.agent_model import AgentScript, ScriptError, agent_reply
+from agentjudge.testing.batch_desk import BatchDesk
 from agentjudge.testing.mimic import Dialect, Refusal, dialect_for
 from agentjudge.testing.mimic.base import MODEL
 from agentjudge.testing.scripted import (
@@ -102,6 +103,14 @@ class Script:
     # conversation whose first user message holds a script's phrase gets that script's
     # turns, tool calls then an answer; every other request is judged as before
     agent: tuple[AgentScript, ...] = ()
+    # the OpenAI and Anthropic mimics' batches (testing/batch_desk.py): seconds a batch
+    # takes to process, and how many of the first batches submitted expire unprocessed
+    batch_delay: float = 0.0
+    batch_expire_first: int = 0
+    # seconds the OpenAI mimic waits, once a batch is created, before it answers its creator
+    batch_create_delay: float = 0.0
+    # the first polls of each batch answered 503
+    batch_poll_failures: int = 0
 
 
 @dataclass(frozen=True)
@@ -168,6 +177,19 @@ class JudgeServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
+        # the batch API of the OpenAI and Anthropic mimics (counted: `batches.submissions`)
+        self.batches = (
+            BatchDesk(
+                self.dialect,
+                self._answer_batched,
+                lambda: self.script.batch_delay,
+                lambda: self.script.batch_expire_first,
+                lambda: self.script.batch_create_delay,
+                lambda: self.script.batch_poll_failures,
+            )
+            if mimic in ("openai", "anthropic")
+            else None
+        )
 
     @property
     def base_url(self) -> str:
@@ -218,6 +240,8 @@ class JudgeServer:
                 app.router.add_get(route.path, handler)
             else:
                 app.router.add_route(route.method, route.path, handler)
+        if self.batches is not None:
+            self.batches.add_routes(app)
         # stopping does not wait for calls scripted to hang: they are dropped
         self._runner = web.AppRunner(
             app, access_log=None, handle_signals=False, shutdown_timeout=1.0
@@ -291,6 +315,29 @@ class JudgeServer:
         finally:
             with self._lock:
                 self._in_flight -= 1
+
+    async def _answer_batched(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """A request of a batch answered as `_chat` would answer it (its status and JSON
+        body); a fault that drops or garbles a connection is a 500 in a batch."""
+        raw = json.dumps(body, sort_keys=True).encode()
+        call = _Call(path, {}, {}, hashlib.sha256(raw).hexdigest(), body)
+        refusal = self.dialect.check_body(path, body)
+        if refusal is not None:
+            self._record(call, 0, "refused", refusal.status)
+            return refusal.status, refusal.body
+        prompt = self.dialect.read(path, body)
+        with self._lock:
+            self._arrivals[call.digest] += 1
+            arrival = self._arrivals[call.digest]
+        fault = marked_fault(prompt) or _fault_for(self.script, call.digest, arrival)
+        if fault is not None:
+            status = int(fault) if fault.isdigit() else 500
+            self._record(call, arrival, fault, status)
+            failure = self.dialect.error(status, f"scripted {fault}")
+            return failure.status, failure.body
+        reply = answer(prompt, None, self.script.scores, arrival, self.script.contrib)
+        self._record(call, arrival, reply.outcome, 200)
+        return 200, self.dialect.reply(prompt, body, reply)
 
     def _play_agent(
         self, scripts: tuple[AgentScript, ...], call: _Call

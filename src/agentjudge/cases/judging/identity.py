@@ -53,6 +53,9 @@ class JudgingOptions:
     use_store: bool  # read and write the verdict store
     store_path: str | None
     quiet: bool = False  # --quiet: no line on calls waiting out rate limits
+    batch: bool = False  # --batch: through the judge's batch API
+    batch_poll_seconds: float = 30.0
+    batch_fallback: str = "batch"  # what 3 batches did not answer becomes: an error, or online
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,10 +81,15 @@ def run_metrics(
 def judge_settings(options: JudgingOptions) -> JudgeSettings:
     """What a grading run asks of its judge's client: `grade`'s call limits, with the call
     timeout its flag sets."""
+    from agentjudge.judge.batching import BatchSettings
     from agentjudge.judge.session import JudgeSettings
 
     calls = replace(GRADE_CALLS, timeout=options.call_timeout)
-    return JudgeSettings(options.concurrency, calls, ca_bundle=options.ca_bundle)
+    batch = None
+    if options.batch:
+        online = options.batch_fallback == "online"
+        batch = BatchSettings(options.batch_poll_seconds, "online" if online else "batch")
+    return JudgeSettings(options.concurrency, calls, ca_bundle=options.ca_bundle, batch=batch)
 
 
 def _env(judge: JudgeIdentity) -> dict[str, str]:

@@ -1,0 +1,322 @@
+"""Batch mode: a judge's requests sent through its provider's batch API, at half price, to
+be answered within the provider's window (docs/judge.md, "Batch mode").
+
+The client hands each request it would send online to `Batcher.outcome`, with the body the
+provider built for it. Requests that come within `settle_seconds` of each other go into one
+batch, cut at the provider's limits of requests and bytes. A batch the provider accepted is
+kept at once in the ledger (`judge/batch_ledger.py`, in the verdict store's file) with the
+keys of its requests, then polled every `poll_seconds` until it ends; its results answer
+the requests waiting on it. A request that a re-run (the same command after a kill) finds
+in the ledger waits on that batch again, submitted by the earlier run, and is not submitted
+again. What to do with a request its batch did not answer (expired, canceled, a transient
+error) is the client's: another batch, or an online call (`fallback`).
+
+The job's requests come in waves, each after the answers of the last: the step scores,
+then the categorizations of the low ones (a second batch), then the picks of where a tree
+went wrong (a third).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import httpx
+
+from agentjudge.errors import JudgeError
+from agentjudge.judge.batch_ledger import BatchLedger
+from agentjudge.judge.providers.anthropic import Anthropic
+from agentjudge.judge.providers.anthropic_batches import AnthropicBatches
+from agentjudge.judge.providers.base import Provider
+from agentjudge.judge.providers.batches import (
+    BatchApi,
+    BatchGone,
+    BatchState,
+    Outcome,
+    Send,
+    Unfinished,
+)
+from agentjudge.judge.providers.openai import OpenAI
+from agentjudge.judge.providers.openai_batches import OpenAIBatches
+from agentjudge.judge.providers.openai_compatible import OpenAICompatible
+from agentjudge.judge.retry import Retryable, RetryPolicy, retried
+
+Fallback = Literal["batch", "online"]
+# polls of one batch that may fail in a row (each after its own retries) before its
+# requests fail
+MAX_POLL_FAILURES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSettings:
+    """How a job batches: seconds between polls of a batch; what a request its batches did
+    not answer becomes after `rounds` batches (`batch`: an error; `online`: one online
+    call, at full price); seconds without a new request before a batch is submitted; seconds
+    between the lines that say where a waiting run stands."""
+
+    poll_seconds: float = 30.0
+    fallback: Fallback = "batch"
+    rounds: int = 3
+    settle_seconds: float = 0.5
+    report_seconds: float = 60.0
+
+
+class Batcher:
+    """The batches of one judge in one job: submitted, polled, read (see the module)."""
+
+    def __init__(
+        self,
+        api: BatchApi,
+        ledger: BatchLedger,
+        judge: str,
+        send: Send,
+        settings: BatchSettings,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> None:
+        self.api = api
+        self.ledger = ledger
+        self.judge = judge  # the identity of the judge whose batches these are
+        self.settings = settings
+        self._send = send
+        self._on_progress = on_progress
+        self._pending: list[tuple[str, bytes]] = []
+        self._pending_bytes = 0
+        self._group: asyncio.Future[str] | None = None  # the pending requests' batch id
+        self._timer: asyncio.TimerHandle | None = None
+        self._pollers: dict[str, asyncio.Task[None]] = {}
+        self._submitting: set[asyncio.Task[None]] = set()
+        self._searches: dict[str, asyncio.Future[str | None]] = {}  # by submission token
+        self._results: dict[str, dict[str, Outcome]] = {}  # read this run, by custom id
+        self._states: dict[str, BatchState] = {}
+        self._resumed: set[str] = set()
+        self.submitted = 0  # batches this run submitted
+        self.done = 0  # batches whose results this run read
+        self._said = ""
+        self._said_at = 0.0
+
+    async def outcome(self, key: str, built: httpx.Request, reuse: bool = True) -> Outcome:
+        """What a batch made of the request `built` (its store key `key`): the batch an
+        earlier run put it in when `reuse` and the ledger has one, else a new one."""
+        if reuse:
+            found = self.ledger.batch_of(key)
+            batch_id = found[0] if found is not None else await self._recovered(key)
+            if batch_id is not None:
+                if batch_id not in self._pollers:
+                    self._resumed.add(batch_id)
+                got = await self._result(key, batch_id)
+                if got is not None:
+                    return got
+        batch_id = await self._enqueue(key, self.api.entry(key, built))
+        got = await self._result(key, batch_id)
+        return got or Unfinished("batch_errored", f"batch {batch_id} reported no result for it")
+
+    async def _recovered(self, key: str) -> str | None:
+        """The batch `key` went into when an earlier run was killed between asking the
+        provider and keeping the batch's id, if the provider can tell (else None: the
+        request is submitted again)."""
+        found = self.ledger.submission_of(key)
+        if found is None:
+            return None
+        token, started = found
+        search = self._searches.get(token)
+        if search is None:
+            search = self._searches[token] = asyncio.ensure_future(self._find(token, started))
+        return await asyncio.shield(search)
+
+    async def _find(self, token: str, started: float) -> str | None:
+        try:
+            batch_id = await self.api.find(self._send, token, started)
+        except BatchGone:  # a server that lists no batches: it cannot tell
+            batch_id = None
+        if batch_id is None:
+            self.ledger.forget_submission(token)
+            return None
+        self.ledger.add(batch_id, self.judge, self.ledger.submitted_keys(token), token)
+        return batch_id
+
+    async def _result(self, key: str, batch_id: str) -> Outcome | None:
+        """`key`'s result in `batch_id`, once that batch has ended; None when the provider
+        no longer has the batch or gave no result for it (it is submitted again)."""
+        poller = self._pollers.get(batch_id)
+        if poller is None:
+            poller = self._pollers[batch_id] = asyncio.ensure_future(self._watch(batch_id))
+        await asyncio.shield(poller)
+        return self._results.get(batch_id, {}).pop(key, None)
+
+    def _enqueue(self, key: str, entry: bytes) -> asyncio.Future[str]:
+        api = self.api
+        size = api.size(entry)
+        if self._pending and (
+            len(self._pending) >= api.max_requests or self._pending_bytes + size > api.max_bytes
+        ):
+            self._flush()
+        loop = asyncio.get_running_loop()
+        if self._group is None:
+            self._group = loop.create_future()
+        self._pending.append((key, entry))
+        self._pending_bytes += size
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(self.settings.settle_seconds, self._flush)
+        return self._group
+
+    def _flush(self) -> None:
+        """Submit the requests gathered so far as one batch."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._pending or self._group is None:
+            return
+        pending, group = self._pending, self._group
+        self._pending, self._pending_bytes, self._group = [], 0, None
+        task = asyncio.ensure_future(self._submit(pending, group))
+        self._submitting.add(task)  # held until it ends
+        task.add_done_callback(self._submitting.discard)
+
+    async def _submit(self, pending: list[tuple[str, bytes]], group: asyncio.Future[str]) -> None:
+        keys = [key for key, _ in pending]
+        token = uuid.uuid4().hex
+        try:
+            # kept before the provider is asked: a run killed before it learns the batch's
+            # id finds it by the token (where the API keeps one: OpenAI's metadata)
+            self.ledger.submitting(token, self.judge, keys)
+            batch_id = await self.api.submit(self._send, [entry for _, entry in pending], token)
+            # kept before anything else: a kill from here on never submits these again
+            self.ledger.add(batch_id, self.judge, keys, token)
+        except (JudgeError, OSError) as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.ledger.forget_submission(token)
+            error = exc if isinstance(exc, JudgeError) else JudgeError("batch_error", str(exc))
+            group.set_exception(error)
+            group.exception()  # retrieved: every waiter raises it
+            return
+        self.submitted += 1
+        self._pollers[batch_id] = asyncio.ensure_future(self._watch(batch_id))
+        group.set_result(batch_id)
+        self._report()
+
+    async def _watch(self, batch_id: str) -> None:
+        """Poll `batch_id` until it ends, then read its results."""
+        failures = 0
+        try:
+            while True:
+                try:
+                    state = await self.api.state(self._send, batch_id)
+                except BatchGone:
+                    raise
+                except JudgeError as exc:
+                    # the batch goes on at the provider: a poll that failed (its own
+                    # retries spent) is asked again next time, a few times in a row
+                    failures += 1
+                    if failures >= MAX_POLL_FAILURES or not _transient(exc.kind):
+                        raise
+                    self._say(f"batch {batch_id}: a poll failed ({exc.kind}): asking again")
+                    await asyncio.sleep(self.settings.poll_seconds)
+                    continue
+                failures = 0
+                self._states[batch_id] = state
+                if state.ended:
+                    break
+                self._report()
+                await asyncio.sleep(self.settings.poll_seconds)
+            results = await self.api.results(self._send, state) if state.results else {}
+        except BatchGone:
+            self._results[batch_id] = {}
+            self.ledger.ended(batch_id)
+            return
+        if state.message:  # failed as a whole: each of its requests says why
+            for key in self.ledger.keys_of(batch_id):
+                results.setdefault(key, Unfinished("batch_failed", state.message))
+        self._results[batch_id] = results
+        self.ledger.ended(batch_id)
+        self.done += 1
+        self._report()
+
+    def _say(self, line: str) -> None:
+        if self._on_progress is not None:
+            self._on_progress(line)
+
+    def _report(self) -> None:
+        """Say where the job's batches stand: when that changes, and every
+        `report_seconds` while the run waits (with each waiting batch's counts)."""
+        if self._on_progress is None:
+            return
+        waiting = [s for s in self._states.values() if not s.ended]
+        line = f"batches: {self.submitted} submitted, {len(waiting)} in progress, {self.done} done"
+        if self._resumed:
+            line += f" ({len(self._resumed)} submitted by an earlier run, polled again)"
+        now = time.monotonic()
+        if line == self._said and (
+            not waiting or now - self._said_at < self.settings.report_seconds
+        ):
+            return
+        shown = line
+        if line == self._said:  # still waiting: where each batch stands
+            for state in waiting:
+                counts = ", ".join(f"{k} {v}" for k, v in state.counts.items())
+                shown += f"; {state.id} {state.status}" + (f" ({counts})" if counts else "")
+        self._said, self._said_at = line, now
+        self._on_progress(shown)
+
+    async def aclose(self) -> None:
+        """Stop polling (the batches go on at the provider: the ledger has them)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        tasks = [*self._pollers.values(), *self._submitting]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self.ledger.close()
+
+
+def _transient(kind: str) -> bool:
+    """Whether a failure of this kind may pass: a timeout, a dropped connection, 429, 5xx."""
+    return kind in ("timeout", "transport_error", "http_429") or kind.startswith("http_5")
+
+
+def batch_api_for(provider: Provider) -> BatchApi | None:
+    """The batch API of `provider`'s server: OpenAI's Batch API for the `openai` judge, and
+    for `openai-compatible` (a server that serves it beside its chat completions: an
+    eval-hub job's model); Anthropic's Message Batches for `anthropic`; None for the others
+    (Azure's batches need a Global-Batch deployment and paths of their own, Gemini's batch
+    API is another: not supported yet)."""
+    if type(provider) in (OpenAI, OpenAICompatible):
+        assert isinstance(provider, OpenAICompatible)
+        return OpenAIBatches(provider)
+    if isinstance(provider, Anthropic):
+        return AnthropicBatches(provider)
+    return None
+
+
+def batch_sender(
+    transport: httpx.AsyncBaseTransport, policy: Callable[[], RetryPolicy], timeout: float
+) -> Send:
+    """How a batch API's requests are sent: through `transport`, each under `timeout`
+    seconds, retried on 429, 5xx and transport errors as `policy` says."""
+
+    async def send(request: httpx.Request) -> tuple[int, bytes]:
+        request.read()  # a multipart upload's body, made once: a retry sends the same bytes
+
+        async def attempt() -> tuple[int, bytes]:
+            try:
+                async with asyncio.timeout(timeout):
+                    response = await transport.handle_async_request(request)
+                    body = await response.aread()
+            except (httpx.TimeoutException, TimeoutError):
+                raise Retryable("timeout") from None
+            except httpx.TransportError as exc:
+                raise Retryable("transport_error", message=str(exc)) from None
+            status = response.status_code
+            if status == 429 or status >= 500:
+                raise Retryable(f"http_{status}", rate_limited=status == 429)
+            return status, body
+
+        return await retried(attempt, policy, lambda: None)
+
+    return send

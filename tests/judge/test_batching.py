@@ -1,0 +1,115 @@
+"""Batch mode in the judge client, against the mimics' batch APIs in this process: one
+batch for requests that come together, verdicts as online, a second client on the same
+ledger waits on the first's batch instead of submitting, and each API's results read as
+an online call's answers (judge/batching.py, judge/providers/*_batches.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import orjson
+import pytest
+
+from agentjudge.errors import UsageError
+from agentjudge.judge import JudgeClient, JudgeRequest
+from agentjudge.judge.batch_ledger import BatchLedger
+from agentjudge.judge.batching import BatchSettings
+from agentjudge.judge.providers import OpenAI, OpenAICompatible
+from agentjudge.judge.providers.anthropic import Anthropic
+from agentjudge.judge.providers.anthropic_batches import _outcome as anthropic_outcome
+from agentjudge.judge.providers.batches import Completed, Unfinished
+from agentjudge.judge.providers.gemini import Gemini
+from agentjudge.judge.providers.openai_batches import _outcome as openai_outcome
+from agentjudge.judge.request import Message
+from agentjudge.testing import JudgeServer, Script
+
+KEY = "sk-batching-0123456789"
+FAST = BatchSettings(poll_seconds=0.05, settle_seconds=0.05)
+
+
+def request(score: float) -> JudgeRequest:
+    text = f"step {score} [[score={score}]]"
+    return JudgeRequest((Message("system", "judge"), Message("user", text)), "test-v1")
+
+
+def client(server: JudgeServer, ledger: Path) -> JudgeClient:
+    if server.mimic == "anthropic":
+        provider: OpenAI | Anthropic = Anthropic(server.base_url, "claude-sonnet-4-5", KEY)
+    else:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+    return JudgeClient(provider, batch=FAST, batch_ledger=BatchLedger(ledger))
+
+
+@pytest.mark.parametrize("mimic", ["openai", "anthropic"])
+def test_requests_that_come_together_go_in_one_batch(tmp_path: Path, mimic: str) -> None:
+    scores = [0.1, 0.4, 0.9]
+
+    async def judged() -> list[float | None]:
+        async with client(server, tmp_path / "store.sqlite") as judge:
+            outcomes = await asyncio.gather(*(judge.judge(request(s)) for s in scores))
+            assert judge.stats.calls == len(scores)
+            assert judge.stats.input_tokens > 0
+        return [o.verdict.score if o.verdict else None for o in outcomes]
+
+    with JudgeServer(mimic=mimic, api_key=KEY) as server:
+        assert asyncio.run(judged()) == pytest.approx(scores)
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 1
+        assert sum(server.batches.submissions.values()) == len(scores)
+        assert [r for r in server.log if r.headers] == []  # no online call
+
+
+def test_a_second_client_waits_on_the_batch_the_first_submitted(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite"
+
+    async def submit_then_stop() -> None:
+        async with client(server, store) as judge:
+            call = asyncio.ensure_future(judge.judge(request(0.3)))
+            assert server.batches is not None
+            while server.batches.batches_submitted == 0 or not BatchLedger(store).batch_of(
+                judge.key(request(0.3))
+            ):
+                await asyncio.sleep(0.01)
+            call.cancel()  # as a run killed while it waits
+
+    async def again() -> float | None:
+        async with client(server, store) as judge:
+            outcome = await judge.judge(request(0.3))
+        return outcome.verdict.score if outcome.verdict else None
+
+    with JudgeServer(Script(batch_delay=0.3), mimic="openai", api_key=KEY) as server:
+        asyncio.run(submit_then_stop())
+        assert asyncio.run(again()) == pytest.approx(0.3)
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 1
+
+
+def test_a_judge_without_a_batch_api_is_refused_before_any_call(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no batch API that agentjudge speaks"):
+        JudgeClient(
+            Gemini("http://127.0.0.1:9", "gemini-2.5-flash", KEY),
+            batch=FAST,
+            batch_ledger=BatchLedger(tmp_path / "s.sqlite"),
+        )
+    with pytest.raises(UsageError, match="drop --no-cache"):
+        JudgeClient(OpenAICompatible("http://127.0.0.1:9/v1", "m"), batch=FAST)
+
+
+def test_each_apis_results_read_as_an_online_answer() -> None:
+    body = {"choices": [{"message": {"content": "{}"}}]}
+    line = {"custom_id": "k", "response": {"status_code": 200, "body": body}, "error": None}
+    assert openai_outcome(line) == Completed(200, orjson.dumps(body))
+    expired = {"custom_id": "k", "response": None, "error": {"code": "batch_expired"}}
+    assert openai_outcome(expired) == Unfinished("batch_expired", "batch_expired")
+    cancelled = {"custom_id": "k", "response": None, "error": {"code": "batch_cancelled"}}
+    assert isinstance(openai_outcome(cancelled), Unfinished)
+    assert openai_outcome(cancelled).kind == "batch_canceled"  # type: ignore[union-attr]
+    refused = {"type": "error", "error": {"type": "invalid_request_error", "message": "no"}}
+    errored = {"type": "errored", "error": refused}
+    assert anthropic_outcome(errored) == Completed(400, orjson.dumps(refused))
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+    assert anthropic_outcome({"type": "errored", "error": overloaded}).status == 529  # type: ignore[union-attr]
+    assert anthropic_outcome({"type": "expired"}) == Unfinished(
+        "batch_expired", "the request was expired in its batch"
+    )
