@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from tests.e2e.conftest import start, stop
 pytestmark = pytest.mark.timeout(180)
 
 ATTACK = "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>"
+PROJECT = REPO / "tests" / "cases" / "data" / "project"
 REAL_RUNS = ["harbor-golden__t2-hello-world.v1.3.json", "matraix__browser-use-books-interest.json"]
 # what each of the first ten items gets, key by key (1-5: a score on the scale [0, 1])
 ACTIONS: list[list[str]] = [
@@ -83,19 +85,25 @@ class Served:
         return self.url.rsplit("token=", 1)[1]
 
 
-@pytest.fixture
-def served(results: Path, tmp_path: Path) -> Iterator[Served]:
-    labels = tmp_path / "labels.json"
-    log = tmp_path / "review.log"
+@contextmanager
+def reviewing(results: Path, folder: Path) -> Iterator[Served]:
+    """`agentjudge review RESULTS` running, its labels in `folder`/labels.json."""
+    log = folder / "review.log"
     command = [sys.executable, "-m", "agentjudge", "review", str(results), "--labels",
-               str(labels), "--reviewer", "ana", "--no-open"]  # fmt: skip
-    proc = start(command, log, tmp_path)
+               str(folder / "labels.json"), "--reviewer", "ana", "--no-open"]  # fmt: skip
+    proc = start(command, log, folder)
     try:
         url = _printed_url(proc, log)
         yield Served(proc, url, int(url.split(":")[2].split("/")[0]), log)
     finally:
         if proc.poll() is None:
             stop(proc)
+
+
+@pytest.fixture
+def served(results: Path, tmp_path: Path) -> Iterator[Served]:
+    with reviewing(results, tmp_path) as review:
+        yield review
 
 
 def _printed_url(proc: subprocess.Popen[bytes], log: Path) -> str:
@@ -123,6 +131,12 @@ def open_page(browser: BrowserContext, url: str, errors: list[str]) -> Page:
 
 def api_state(served: Served) -> dict[str, Any]:
     response = httpx.get(f"http://127.0.0.1:{served.port}/api/state?token={served.token}")
+    response.raise_for_status()
+    return dict(response.json())
+
+
+def api_item(served: Served, index: int) -> dict[str, Any]:
+    response = httpx.get(f"http://127.0.0.1:{served.port}/api/items/{index}?token={served.token}")
     response.raise_for_status()
     return dict(response.json())
 
@@ -260,3 +274,32 @@ def test_planted_markup_is_shown_as_text_and_never_runs(
     assert page.locator("script").count() == 1  # the page's own
     assert errors == []
     page.close()
+
+
+def test_a_grade_runs_judge_metrics_are_reviewed_on_their_own_scale(
+    tmp_path: Path, browser: BrowserContext
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    run = agentjudge("grade", "--judge-provider", "fake", "-o", "g.json", cwd=project)
+    assert run.returncode == 1, run.stdout + run.stderr  # the project's gate is not met
+    graded = json.loads((project / "g.json").read_text())
+    judged = {(case["id"], name) for case in graded["cases"] for name in case["judge_scores"]}
+    with reviewing(project / "g.json", tmp_path) as served:
+        state = api_state(served)
+        assert {tuple(item["key"].split("#")) for item in state["items"]} == judged
+        errors: list[str] = []
+        page = open_page(browser, served.url, errors)
+        first = state["items"][0]["key"]
+        case, metric = first.split("#")
+        assert page.get_attribute("body", "data-key") == first
+        assert f"{case} · {metric}" in (page.text_content("#where") or "")
+        page.keyboard.press("4")
+        page.keyboard.press("n")
+        wait_labelled(page, 1)
+        label = labels_on_disk(tmp_path / "labels.json")[first]
+        low, high = api_item(served, 0)["scale"]
+        assert label["score"] == low + 3 * (high - low) / 4  # 4 of 1-5 on the judge's scale
+        assert label["pass"] is False
+        assert errors == []
+        page.close()
