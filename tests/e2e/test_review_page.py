@@ -176,13 +176,15 @@ def test_label_ten_steps_with_the_keyboard_reload_and_undo(
     page = open_page(browser, served.url, errors)
     assert page.get_attribute("#progress", "data-index") == "0"
 
-    for actions in ACTIONS:  # typed without waiting: each key acts once the one before has
-        for key in actions:
-            page.keyboard.press(key)
-            if key == "e":
-                page.keyboard.type(NOTE)
-                page.keyboard.press("Enter")
-        page.keyboard.press("j")
+    # typed in one go, without waiting: each key acts once the one before has
+    for actions in ACTIONS:
+        if "e" in actions:
+            page.keyboard.type("".join(actions))
+            page.keyboard.type(NOTE)
+            page.keyboard.press("Enter")
+            page.keyboard.type("j")
+        else:
+            page.keyboard.type("".join(actions) + "j")
     wait_labelled(page, 10)
     page.wait_for_selector('#progress[data-index="10"]')
     keys = [item["key"] for item in state["items"]]
@@ -227,7 +229,9 @@ def test_label_ten_steps_with_the_keyboard_reload_and_undo(
 
     # Ctrl-C: exit 130, the labels already on disk
     served.proc.send_signal(signal.SIGINT)
+    stopping = time.monotonic()
     assert served.proc.wait(30) == 130
+    assert time.monotonic() - stopping < 10  # with the page still open in the browser
     assert "stopped: every label given is in" in served.log.read_text()
     assert len(labels_on_disk(tmp_path / "labels.json")) == 9
     page.close()
@@ -294,8 +298,8 @@ def test_a_grade_runs_judge_metrics_are_reviewed_on_their_own_scale(
         case, metric = first.split("#")
         assert page.get_attribute("body", "data-key") == first
         assert f"{case} · {metric}" in (page.text_content("#where") or "")
-        page.keyboard.press("4")
-        page.keyboard.press("n")
+        page.keyboard.type("4nj")
+        page.wait_for_selector('body[data-ready="1"]')  # after the keys before it
         wait_labelled(page, 1)
         label = labels_on_disk(tmp_path / "labels.json")[first]
         low, high = api_item(served, 0)["scale"]

@@ -249,7 +249,7 @@ def _fields(
         note = body["note"]
         if note is not None and (not isinstance(note, str) or len(note) > MAX_NOTE):
             raise web.HTTPBadRequest(text=f"note: text of at most {MAX_NOTE} characters\n")
-        fields["note"] = note.strip() or None if isinstance(note, str) else None
+        fields["note"] = (note.strip() or None) if isinstance(note, str) else None
     return fields
 
 
@@ -293,7 +293,10 @@ async def serve(
     """Serve `review` on `sock` until cancelled (Ctrl-C); `on_ready` gets the page's URL,
     token included, once the server answers."""
     port = int(sock.getsockname()[1])
-    runner = web.AppRunner(build_app(review, token=token, port=port), access_log=None)
+    # Ctrl-C waits this long at most for a request being answered (a label being written)
+    runner = web.AppRunner(
+        build_app(review, token=token, port=port), access_log=None, shutdown_timeout=5.0
+    )
     await runner.setup()
     try:
         await web.SockSite(runner, sock).start()
