@@ -210,3 +210,29 @@ def test_a_port_in_use_is_a_usage_error_naming_the_flag() -> None:
         port = taken.getsockname()[1]
         with pytest.raises(UsageError, match=rf"^--port {port}: 127.0.0.1:{port} is in use; pick"):
             bind(port)
+
+
+def test_a_labels_file_that_cannot_be_written_is_said_and_the_next_try_works(
+    tmp_path: Path,
+) -> None:
+    async def check(client: httpx.AsyncClient, port: int) -> None:
+        assert (
+            await client.post("/api/labels", headers=AUTH, json={"key": "a", "passed": True})
+        ).status_code == 200
+        (tmp_path / "labels.json").unlink()
+        (tmp_path / "labels.json").mkdir()  # the file's place taken by a folder
+        failed = await client.post("/api/labels", headers=AUTH, json={"key": "b", "passed": True})
+        assert failed.status_code == 500
+        assert failed.text == (
+            f"not written: {tmp_path / 'labels.json'}: is a folder; --labels must name a "
+            "regular file or a new one\n"
+        )
+        assert (await client.post("/api/undo", headers=AUTH, json={})).status_code == 500
+        state = (await client.get("/api/state", headers=AUTH)).json()
+        assert set(state["labels"]) == {"a"}  # as on disk before
+        (tmp_path / "labels.json").rmdir()
+        again = await client.post("/api/labels", headers=AUTH, json={"key": "b", "passed": True})
+        assert again.status_code == 200
+
+    served(tmp_path, check)
+    assert set(on_disk(tmp_path)) == {"a", "b"}

@@ -18,7 +18,8 @@ import hmac
 import math
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.resources import files
@@ -26,7 +27,7 @@ from typing import Any
 
 from aiohttp import web
 
-from agentjudge.errors import UsageError
+from agentjudge.errors import AgentJudgeError, UsageError
 from agentjudge.review.items import ReviewItem
 from agentjudge.review.labels import LabelBook, ReviewLabel
 from agentjudge.review.order import Part
@@ -196,13 +197,15 @@ class _Api:
                 at=datetime.now(UTC).isoformat(timespec="seconds"),
                 **fields,
             )
-            self.review.book.put(label)
+            with _written():
+                self.review.book.put(label)
         return web.json_response({"label": _label_json(label)})
 
     async def undo(self, request: web.Request) -> web.Response:
         await _json_object(request)
         async with self.lock:
-            undone = self.review.book.undo()
+            with _written():
+                undone = self.review.book.undo()
             labels = self.review.book.labels()
         return web.json_response(
             {
@@ -210,6 +213,16 @@ class _Api:
                 "labels": {key: _label_json(label) for key, label in labels.items()},
             }
         )
+
+
+@contextmanager
+def _written() -> Iterator[None]:
+    """A labels file that cannot be written (a full disk, a folder put in its place) is
+    said to the page, one line; the book keeps what is on disk, so the page can try again."""
+    try:
+        yield
+    except AgentJudgeError as exc:
+        raise web.HTTPInternalServerError(text=f"not written: {exc}\n") from None
 
 
 async def _json_object(request: web.Request) -> dict[str, Any]:
