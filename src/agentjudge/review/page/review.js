@@ -182,6 +182,10 @@ function openPicker() {
   state.review.categories.forEach((name, i) => {
     const li = el("li", name);
     li.dataset.category = name;
+    li.addEventListener("click", () => {  // the mouse works too
+      closePicker();
+      later(() => put({ category: name }));
+    });
     if (name === current) picker.at = i;
     choices.append(li);
   });
