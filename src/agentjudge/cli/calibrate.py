@@ -30,6 +30,7 @@ from agentjudge.cli.options import (
     LabelsFile,
     MinKappa,
     NoCache,
+    ReviewLabelsFiles,
     Rubric,
     Samples,
     ScoreConcurrency,
@@ -43,7 +44,7 @@ from agentjudge.cli.options import (
 from agentjudge.cli.score import judge_flags
 from agentjudge.cli.settings import command_line_config
 from agentjudge.collisions import Named
-from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK
+from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.printable import printable
 from agentjudge.scoring.config import ScoreConfig
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 @accepting(CALIBRATE_ALIASES)
 def calibrate_command(
     labels: LabelsFile,
+    review_labels: ReviewLabelsFiles = None,
     config_file: ConfigFile = None,
     settings: Settings = None,
     help_config: HelpConfig = False,
@@ -84,6 +86,11 @@ def calibrate_command(
     accuracy and Cohen's kappa, category precision/recall/F1, decisive-step and agent
     accuracy, each with a 95% bootstrap interval over trajectories.
 
+    With --labels FILE (labels `agentjudge review` wrote), the argument is the results
+    file they were made on: the same figures from its verdicts, with no judge call, each
+    part of the review's order weighted by its size; two files give the reviewers'
+    agreement too.
+
     Exit 0: done; 1: kappa below --min-kappa (or undefined); 2: the scoring job failed;
     3: usage or configuration error (a bad labels file, say).
     """
@@ -104,6 +111,18 @@ def calibrate_command(
         "judge_temperature": ("--temperature", temperature),
     }
     old = {key: (flag_of(CALIBRATE_ALIASES, key), value) for key, value in (aliased or {}).items()}
+    if review_labels:
+        scoring = [flag for flag, value in [*flags.values(), *old.values()] if value]
+        scoring += [f for f, v in _scoring_only(config_file, settings, score_output) if v]
+        if scoring:
+            raise UsageError(
+                f"{scoring[0]}: calibrate --labels makes no judge call (the figures come from "
+                "the results' verdicts); drop it"
+            )
+        inputs = [labels.resolve(), *(path.resolve() for path in review_labels)]
+        if output is not None and output.resolve() in inputs:
+            raise UsageError(f"--output: {output} is a file calibrate reads; name another")
+        return _report(_from_review(labels, review_labels), as_json, output, min_kappa, quiet)
     from agentjudge.calibration.labels import load_labels, trajectory_file
 
     label_set = load_labels(labels)
@@ -135,6 +154,58 @@ def calibrate_command(
 
         calibration_table(document, Console(soft_wrap=True))
     return _exit_code(document, min_kappa, quiet)
+
+
+def _scoring_only(
+    config_file: Path | None, settings: list[str] | None, score_output: Path | None
+) -> list[tuple[str, object]]:
+    return [
+        ("--config", config_file),
+        ("--set", settings),
+        ("--score-output", score_output),
+    ]
+
+
+def _from_review(results: Path, files: list[Path]) -> dict[str, Any]:
+    """The review report of `results` and the review labels `files` (each made on it)."""
+    from agentjudge.review.agreement import Review, review_calibration
+    from agentjudge.review.items import load_items
+    from agentjudge.review.labels import LabelBook
+
+    if len(set(files)) != len(files):
+        raise UsageError("--labels: the same file twice; give each reviewer's file once")
+    items, digest = load_items(results)
+    reviews = []
+    for path in files:
+        book = LabelBook.read(path, results_path=results, results_sha256=digest)
+        reviews.append(Review(str(path), book.reviewer, book.labels()))
+    return review_calibration(str(results), digest, items, reviews)
+
+
+def _report(
+    document: dict[str, Any],
+    as_json: bool,
+    output: Path | None,
+    min_kappa: float | None,
+    quiet: bool,
+) -> int:
+    """Write, print and judge a review report as the scoring form does its own."""
+    if output is not None:
+        check_writable(output, "--output", "the calibration report")
+        write_atomic(output, document, indent=2, what="the calibration report")
+    if as_json:
+        typer.echo(json.dumps(document))
+    else:
+        from agentjudge.report.calibration import review_table
+
+        review_table(document, Console(soft_wrap=True))
+    kappas = [r["figures"]["kappa"]["value"] for r in document["reviewers"]]
+    if min_kappa is None or all(k is not None and k >= min_kappa for k in kappas):
+        return EXIT_OK
+    if not quiet:
+        shown = ", ".join("undefined" if k is None else f"{k:.4f}" for k in kappas)
+        typer.echo(f"kappa {shown} is below --min-kappa {min_kappa:g}", err=True)
+    return EXIT_INVALID
 
 
 def run_calibration(

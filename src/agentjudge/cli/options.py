@@ -410,7 +410,20 @@ HtmlOutput = Annotated[Path, typer.Option("--output", "-o", help="HTML file to w
 # --- calibrate (and the judge's flags of score)
 
 LabelsFile = Annotated[
-    Path, typer.Argument(help="Labels JSON; its trajectories are found relative to it.")
+    Path,
+    typer.Argument(
+        help="Labels JSON; its trajectories are found relative to it. With --labels: the "
+        "results file the review's labels were made on.",
+        metavar="LABELS_OR_RESULTS",
+    ),
+]
+ReviewLabelsFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--labels",
+        help="A labels file `agentjudge review` wrote; the figures come from the results "
+        "given and these labels, with no judge call. Twice: also the two reviewers' agreement.",
+    ),
 ]
 CalibrateJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
 CalibrateOutput = Annotated[

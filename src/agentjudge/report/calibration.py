@@ -60,3 +60,45 @@ def calibration_table(document: dict[str, Any], console: Console) -> None:
     )
     if document["judge_notice"]:
         console.print(f"note: {document['judge_notice']}", markup=False, highlight=False)
+
+
+def review_table(document: dict[str, Any], console: Console) -> None:
+    """A review's calibration (`calibrate --labels`): per reviewer, the judge's figures
+    weighted over the parts of the review order and the labels per part; then each pair of
+    reviewers' agreement."""
+    for review in document["reviewers"]:
+        table = Table(title=f"agentjudge calibrate: {review['reviewer']}'s labels")
+        for column in ("figure", "value", "95% interval", "counts"):
+            table.add_column(column, justify="left" if column == "figure" else "right")
+        for name in _ROWS:
+            if name in review["figures"]:
+                table.add_row(*figure_row(name, review["figures"][name]))
+        console.print(table)
+        parts = ", ".join(
+            f"{part} {counts['labelled']} of {counts['items']}"
+            for part, counts in review["parts"].items()
+        )
+        covered = review["covered"]
+        console.print(
+            f"labels by part of the order: {parts}; the figures stand for "
+            f"{'-' if covered is None else f'{covered:.0%}'} of the scored items",
+            markup=False,
+            highlight=False,
+        )
+        if review["stale"]:
+            console.print(
+                f"{len(review['stale'])} labels name items the results no longer have "
+                f"(left out): {', '.join(review['stale'][:5])}",
+                markup=False,
+                highlight=False,
+            )
+    for pair in document["agreement"]:
+        kappa = pair["kappa"]
+        interval = kappa["interval"]
+        shown = "-" if interval is None else f"{_number(interval[0])} to {_number(interval[1])}"
+        console.print(
+            f"{' and '.join(pair['reviewers'])}: kappa {_number(kappa['value'])} ({shown}) on "
+            f"{pair['both_labelled']} items both labelled",
+            markup=False,
+            highlight=False,
+        )

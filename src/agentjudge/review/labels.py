@@ -73,13 +73,7 @@ class LabelBook:
                 f"{path}: review: missing; this labels file was not written by `agentjudge "
                 "review`; give a new file to --labels"
             )
-        if found.review.results_sha256 != results_sha256:
-            raise UsageError(
-                f"{path}: review.results_sha256: made for another results file "
-                f"({found.review.results}, sha256 {found.review.results_sha256[:12]}…), not "
-                f"{results_path} (sha256 {results_sha256[:12]}…); review those results, or "
-                "give a new file to --labels"
-            )
+        _same_results(path, found.review, results_path, results_sha256)
         if found.review.reviewer != reviewer:
             raise UsageError(
                 f"{path}: review.reviewer: these are {found.review.reviewer}'s labels, not "
@@ -87,9 +81,28 @@ class LabelBook:
             )
         return cls(path, found.review, found.source)
 
+    @classmethod
+    def read(cls, path: Path, *, results_path: Path, results_sha256: str) -> LabelBook:
+        """An existing review's labels file, to read (calibrate): refused (UsageError) when
+        it is missing, not a review's, or made for another results file's hash."""
+        if not path.is_file():
+            raise UsageError(f"--labels: no such file {path}; give a labels file `review` wrote")
+        found = read_label_set(path)
+        if found.review is None:
+            raise UsageError(
+                f"{path}: review: missing; --labels takes a labels file written by "
+                "`agentjudge review` (run `agentjudge calibrate LABELS` for hand-written ones)"
+            )
+        _same_results(path, found.review, results_path, results_sha256)
+        return cls(path, found.review, found.source)
+
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def reviewer(self) -> str:
+        return self._section.reviewer
 
     def put(self, label: ReviewLabel) -> None:
         """Set `label` for its item (replacing the item's earlier label) and write the file
@@ -149,6 +162,18 @@ class LabelBook:
         data = document.model_dump(mode="json", by_alias=True, exclude_defaults=False)
         data.pop("trajectories")  # a review file's labels are its `review` section's
         write_atomic(self._path, data, indent=2, flag="--labels", what="the labels file")
+
+
+def _same_results(
+    path: Path, section: ReviewSection, results_path: Path, results_sha256: str
+) -> None:
+    if section.results_sha256 != results_sha256:
+        raise UsageError(
+            f"{path}: review.results_sha256: made for another results file "
+            f"({section.results}, sha256 {section.results_sha256[:12]}…), not "
+            f"{results_path} (sha256 {results_sha256[:12]}…); give the results these labels "
+            "were made on, or a new labels file"
+        )
 
 
 def _record(label: ReviewLabel) -> dict[str, Any]:
