@@ -166,7 +166,7 @@ def expected(actions: list[str]) -> dict[str, Any]:
 
 
 def test_label_ten_steps_with_the_keyboard_reload_and_undo(
-    served: Served, browser: BrowserContext, tmp_path: Path
+    served: Served, browser: BrowserContext, results: Path, tmp_path: Path
 ) -> None:
     state = api_state(served)
     assert tuple(state["categories"]) == CATEGORIES
@@ -235,6 +235,14 @@ def test_label_ten_steps_with_the_keyboard_reload_and_undo(
     assert "stopped: every label given is in" in served.log.read_text()
     assert len(labels_on_disk(tmp_path / "labels.json")) == 9
     page.close()
+
+    # calibrate measures the judge on these labels, with no judge call
+    done = agentjudge("calibrate", "--labels", tmp_path / "labels.json", results, "--json",
+                      cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [ana] = json.loads(done.stdout)["reviewers"]
+    assert sum(part["labelled"] for part in ana["parts"].values()) == 9
+    assert ana["figures"]["step_accuracy"]["steps"] == 8  # item 6 was given a score only
 
 
 def test_requests_without_the_token_or_for_another_host_are_refused(served: Served) -> None:
