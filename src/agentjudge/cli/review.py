@@ -27,13 +27,12 @@ def review_command(
     no_open: NoOpen = False,
     seed: Seed = 0,
 ) -> int:
-    """Review the judge's verdicts in the browser, one step (or case metric) at a time.
-
-    Serves a page on 127.0.0.1 (printed with its token, opened unless --no-open): the item
-    in its context, the judge's score, samples, rationale and category. Keys: j/k next and
-    previous, y/n pass or fail, 1-5 a score on the judge's scale, c a category, e a note,
-    u undo. Every label is written to the labels file at once; run the same command again
-    to resume. Ctrl-C stops it (exit 130)."""
+    """Review the judge's verdicts in your browser, one step (or case metric) at a time,
+    the most telling first: a page on 127.0.0.1 (its URL printed with a token, opened
+    unless --no-open) shows each in its context with the judge's score, samples, rationale
+    and category. Keys: j/k next and previous, y/n pass or fail, 1-5 a score on the judge's
+    scale, c a category, e a note, u undo. Every label is written to the labels file at
+    once; run the same command again to resume. Ctrl-C stops it (exit 130)."""
     labels = labels if labels is not None else results.with_name(f"{results.stem}.labels.json")
     try:
         _review(results, labels, reviewer, port=port, no_open=no_open, seed=seed)
