@@ -10,12 +10,15 @@ the embedded judge takes 5-20 s a step on a loaded 2-core machine, some 4,000 st
 human labels cover (the others are passed over); after each label the weighted step
 accuracy and its 95% bootstrap interval over runs are computed as `calibrate --labels`
 does (review/agreement.py). The random order is every scored item in one seeded shuffle
-(its labels weighted by part too: a uniform sample, post-stratified).
+(its labels weighted by part too: a uniform sample, post-stratified). `interleaved`, which
+`review` does not do, deals the random part in between the hard ones, one for one.
 
-Reported per order and seed: `labels`, the labels given before the interval is narrower
-than `--width` with every part of the order that has items labelled at least once (so the
-figure stands for the whole results, `covered` 1); `labels_any_coverage`, the first label
-count at which the interval is that narrow whatever it covers; null when never.
+Reported per order and seed: `labels`, the labels given before an interval for the whole
+results is narrower than `--width`: the weighted figure's interval stands for the parts
+labelled (`covered`, a share of the scored items), and the items of the parts not labelled
+yet could be anything, so its width is covered * (high - low) + (1 - covered); and
+`labels_any_coverage`, the first label count at which the interval itself is that narrow,
+whatever it covers. Null when never.
 
 Prints one JSON object. `--files N` takes the first N runs in name order (all 184 by
 default); `--stride K` checks the interval every K labels, then each label of the stride
@@ -82,9 +85,13 @@ def walk(
         return step_accuracy(items, {label.key: label for label in given[:n]})
 
     def narrow(shown: tuple[Any, ...], whole: bool) -> bool:
+        """The interval narrower than `width`; for the `whole` results, with the items of
+        the parts not labelled yet counted as unknown (anywhere in 0..1)."""
         _, interval, covered = shown
-        fits = interval is not None and interval[1] - interval[0] < width
-        return fits and (covered == 1.0 or not whole)
+        if interval is None:
+            return False
+        spread = interval[1] - interval[0]
+        return bool((covered * spread + (1 - covered) if whole else spread) < width)
 
     found: dict[str, Any] = {"labels": None, "labels_any_coverage": None}
     first = 10  # fewer than ten labels are never a figure
@@ -107,6 +114,21 @@ def walk(
             "labels": len(given), "accuracy": value, "interval": interval, "covered": covered,
         }  # fmt: skip
     return found
+
+
+ORDERS = ("review_order", "random_order", "interleaved")
+
+
+def interleaved(order: list[Any]) -> list[Any]:
+    """Not what `review` does: the review order with the random part dealt in between, one
+    random item after each hard one (each part still in its shuffled order), to see what
+    covering the whole results early would save."""
+    hard = [pair for pair in order if pair[1] != "random"]
+    rest = [pair for pair in order if pair[1] == "random"]
+    out: list[Any] = []
+    for index in range(max(len(hard), len(rest))):
+        out.extend(part[index] for part in (hard, rest) if index < len(part))
+    return out
 
 
 def main() -> None:
@@ -133,18 +155,20 @@ def main() -> None:
         items, _ = load_items(folder / "results.json")
         truth = human_labels(folder, names)
         scored = [item for item in items if item.score is not None]
-        runs: dict[str, list[dict[str, Any]]] = {"review_order": [], "random_order": []}
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name in ORDERS}
         for seed in seeds:
             ours = review_order(items, seed=seed)
             shuffled = list(scored)
             random.Random(seed).shuffle(shuffled)
-            theirs = [(item, part_of(item)) for item in shuffled]
-            runs["review_order"].append(
-                {"seed": seed, **walk(ours, truth, items, args.width, args.stride)}
-            )
-            runs["random_order"].append(
-                {"seed": seed, **walk(theirs, truth, items, args.width, args.stride)}
-            )
+            orders = {
+                "review_order": ours,
+                "random_order": [(item, part_of(item)) for item in shuffled],
+                "interleaved": interleaved(ours),
+            }
+            for name, order in orders.items():
+                runs[name].append(
+                    {"seed": seed, **walk(order, truth, items, args.width, args.stride)}
+                )
     parts: dict[str, int] = {}
     labelled: dict[str, int] = {}
     for item in scored:

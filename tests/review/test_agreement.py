@@ -4,13 +4,15 @@ two reviewers against each other (pure: items and labels in)."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from agentjudge.review.agreement import judge_agreement, reviewer_agreement, step_accuracy
-from agentjudge.review.items import ReviewItem
+from agentjudge.review.items import ReviewItem, load_items
 from agentjudge.review.labels import ReviewLabel
 from agentjudge.review.order import part_of
+from tests.review.runs import grade_run
 
 
 def item(root: str, n: int, score: float | None, **fields: object) -> ReviewItem:
@@ -125,3 +127,35 @@ def test_step_accuracy_alone_is_the_reports_figure() -> None:
     value, interval, covered = step_accuracy(ITEMS, labels)
     assert (value, interval) == (figure["value"], figure["interval"])
     assert covered == judge_agreement(ITEMS, labels)["covered"] == 1.0
+
+
+def test_a_score_without_y_or_n_says_pass_or_fail_at_the_threshold() -> None:
+    low, high = RANDOM[0], RANDOM[1]  # both judged pass (0.9)
+    labels = {
+        low.key: dataclasses.replace(said(low, None), score=0.25),
+        high.key: dataclasses.replace(said(high, None), score=0.75),
+    }
+    figure = judge_agreement(ITEMS, labels)["figures"]["step_accuracy"]
+    assert (figure["agree"], figure["steps"]) == (1, 2)
+    pair = reviewer_agreement(ITEMS, labels, {low.key: said(low, True)})
+    assert pair["both_labelled"] == 1
+    assert pair["pass_agreement"] == 0.0
+
+
+def test_grade_results_give_the_pass_fail_figures_and_no_decisive_ones(tmp_path: Path) -> None:
+    items = load_items(grade_run(tmp_path))[0]  # greeting 5/4 and weather 5/3: judged pass
+    labels = {
+        items[0].key: ReviewLabel(
+            key=items[0].key, part=part_of(items[0]), passed=False, score=None,
+            category=None, note=None, reviewer="ann", at="2026-12-05T06:00:00Z",
+        ),
+        items[1].key: ReviewLabel(
+            key=items[1].key, part=part_of(items[1]), passed=None, score=4.0,
+            category=None, note=None, reviewer="ann", at="2026-12-05T06:00:00Z",
+        ),
+    }  # fmt: skip
+    report = judge_agreement(items, labels)
+    figure = report["figures"]["step_accuracy"]
+    assert (figure["agree"], figure["steps"], figure["value"]) == (1, 2, 0.5)
+    assert report["figures"]["decisive_step_accuracy"]["labelled"] == 0
+    assert report["figures"]["category_macro_f1"]["value"] is None

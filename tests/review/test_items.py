@@ -158,3 +158,18 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path: Path, content: str, sai
 def test_a_missing_results_file_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="results file not found"):
         load_items(tmp_path / "nothing.json")
+
+
+def test_a_root_that_is_not_a_trajectory_shows_none_of_its_text(
+    scored: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "notes.json"
+    secret.write_text('{"steps": "hunter2 is the password"}')
+    moved = tmp_path / "results.json"
+    document = json.loads(scored.read_text())
+    document["trajectories"][0]["root"] = str(secret)
+    moved.write_text(json.dumps(document))
+    item = load_items(moved)[0][0]
+    shown = item.task + "".join(s.text for s in item.context)
+    assert "hunter2" not in shown
+    assert "is not a readable trajectory" in shown

@@ -139,8 +139,9 @@ def reviewer_agreement(
         a, b = first.get(item.key), second.get(item.key)
         if a is None or b is None:
             continue
-        if a.passed is not None and b.passed is not None:
-            roots.setdefault(item.root, []).append((a.passed, b.passed))
+        said_a, said_b = human_pass(item, a), human_pass(item, b)
+        if said_a is not None and said_b is not None:
+            roots.setdefault(item.root, []).append((said_a, said_b))
         if a.category is not None and b.category is not None:
             categories.append(a.category == b.category)
     groups = list(roots.values())
@@ -199,6 +200,14 @@ def review_calibration(
     }
 
 
+def human_pass(item: ReviewItem, label: ReviewLabel) -> bool | None:
+    """What the reviewer said of pass/fail: their y/n, else their score held to the item's
+    threshold as the judge's is (a score on the judge's scale says pass or fail too)."""
+    if label.passed is not None:
+        return label.passed
+    return None if label.score is None else label.score >= item.threshold
+
+
 def _units(items: Sequence[ReviewItem], labels: Mapping[str, ReviewLabel]) -> list[Unit]:
     """Per root with a label on a scored item: the (part, label, judge) pairs, and whether
     the judge's decisive step is the earliest step the reviewer failed (and its agent)."""
@@ -212,9 +221,10 @@ def _units(items: Sequence[ReviewItem], labels: Mapping[str, ReviewLabel]) -> li
         if label is None or item.score is None:
             continue
         unit = units.setdefault(item.root, Unit(item.root))
-        if label.passed is not None:
-            unit.passes.append((label.part, label.passed, item.score >= item.threshold))
-            if not label.passed and item.kind == "step":
+        passed = human_pass(item, label)
+        if passed is not None:
+            unit.passes.append((label.part, passed, item.score >= item.threshold))
+            if not passed and item.kind == "step":
                 earliest.setdefault(item.root, item)
         if label.category is not None:
             verdict = item.category if item.category in FAILURES else NO_FAILURE

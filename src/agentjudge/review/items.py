@@ -175,7 +175,9 @@ def _load_tree(root: str, folder: Path) -> _Loaded:
                     out[name] = _node_context(node, files)
         return _Loaded(out, None if out else f"{root} is not a readable trajectory")
     except (OSError, ValueError, AgentJudgeError) as exc:
-        return _Loaded({}, f"{root} could not be read: {exc}")
+        # the kind of error only: its message may quote the file, and the page shows only
+        # what the results and the trajectories they name hold
+        return _Loaded({}, f"{root} could not be read ({type(exc).__name__})")
 
 
 def _node_context(node: Node, files: FileCache) -> _NodeText:
