@@ -86,13 +86,22 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "metric": ("metric", "metric_app"),
     "convert": ("convert", "convert_app"),
     "report": ("report", "report_command"),
+    "review": ("review", "review_command"),
 }
+# Commands that say themselves what Ctrl-C left behind (`review`: its labels are on disk);
+# for the others, main says nothing was written.
+_SAY_INTERRUPTED = frozenset({"review"})
+
+
+def _named(argv: list[str]) -> str | None:
+    """The command `argv` names (its first word that is not a flag), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _register(argv: list[str]) -> None:
     """Add to `app` the command `argv` names, or every command when it names none (the
     root's `--help`, a typo that click answers with the list)."""
-    named = next((word for word in argv if not word.startswith("-")), None)
+    named = _named(argv)
     for name in [named] if named in _COMMANDS else list(_COMMANDS):
         module, attribute = _COMMANDS[name]
         command = getattr(importlib.import_module(f"agentjudge.cli.{module}"), attribute)
@@ -126,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         result = EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: CI must tell it from a failing gate
         return internal_error(exc, _debug["on"] or os.environ.get("AGENTJUDGE_DEBUG") == "1")
-    if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this code itself
+    # typer turns Ctrl-C into this code itself
+    if result == EXIT_INTERRUPTED and _named(argv) not in _SAY_INTERRUPTED:
         typer.echo(
             "interrupted: nothing was written; the verdicts judged so far are kept in the "
             "verdict store (unless --no-cache), so running the same command again resumes",

@@ -457,3 +457,34 @@ MinKappa = Annotated[
     float | None,
     typer.Option("--min-kappa", help="Exit 1 when the steps' Cohen's kappa is below it."),
 ]
+
+# --- review
+
+ReviewResults = Annotated[
+    Path, typer.Argument(help="Results JSON of agentjudge score or agentjudge grade.")
+]
+ReviewLabels = Annotated[
+    Path | None,
+    typer.Option(
+        "--labels",
+        help="Labels file to write and resume (one per reviewer) [RESULTS.labels.json "
+        "beside the results].",
+    ),
+]
+Reviewer = Annotated[
+    str | None,
+    typer.Option(
+        "--reviewer", help="Your name, written with every label (your login name if not given)."
+    ),
+]
+ReviewPort = Annotated[
+    int,
+    typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 [0: a free one]."),
+]
+NoOpen = Annotated[
+    bool, typer.Option("--no-open", help="Print the page's URL only; open no browser.")
+]
+Seed = Annotated[
+    int,
+    typer.Option("--seed", help="Seed of the random sample at the end of the order [0]."),
+]
