@@ -18,7 +18,7 @@ from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.session import JudgeSession
-from agentjudge.judge.store import default_store_path
+from agentjudge.judge.store_path import default_store_path
 from agentjudge.judge.telemetry import exporting
 from agentjudge.report.results import results_document
 from agentjudge.report.training import SELECTIONS, Selection, manifest_path, training_manifests

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,30 @@ def test_importing_a_stage_loads_none_of_its_modules() -> None:
         "agentjudge.cases.loading.project",
         "agentjudge.cases.outcome",
     ]
+
+
+def test_a_run_of_checks_alone_loads_no_store_and_no_junit_writer(tmp_path: Path) -> None:
+    """A run with no judge metric names the verdict store's path (no output may overwrite
+    it) but never opens the store, and writes no JUnit unless asked: neither module, nor
+    sqlite3, is part of its start-up."""
+    case = {"id": "c1", "messages": [{"role": "user", "content": "hi"}], "expect": {}}
+    (tmp_path / "dataset.json").write_text(json.dumps({"cases": [case]}))
+    trace = {"case_id": "c1", "status": "ok", "response": "hello", "latency_ms": 5}
+    (tmp_path / "traces.json").write_text(json.dumps({"traces": [trace]}))
+    (tmp_path / "eval_config.yaml").write_text("judge: {provider: null}\n")
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['agentjudge', 'grade', '--quiet', '--traces', 'traces.json', '--dataset',"
+        " 'dataset.json', '--config', 'eval_config.yaml', '--output', 'results.json']\n"
+        "try:\n"
+        "    runpy.run_module('agentjudge', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    print('exit', exc.code)\n"
+        "wanted = ('agentjudge.judge.store', 'sqlite3', 'agentjudge.report.grade_junit')\n"
+        "print(' '.join(m for m in wanted if m in sys.modules) or 'none')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert done.stdout.splitlines()[-2:] == ["exit 0", "none"], done.stdout + done.stderr
+    assert json.loads((tmp_path / "results.json").read_text())["summary"]["passed"] == 1

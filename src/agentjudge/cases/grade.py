@@ -50,7 +50,7 @@ from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, read_json
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import MAX_SAMPLES, temperature_note
-from agentjudge.judge.store import default_store_path
+from agentjudge.judge.store_path import default_store_path
 from agentjudge.results.grade import (
     ERROR,
     FAILED,

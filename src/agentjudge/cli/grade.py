@@ -166,12 +166,13 @@ def _report(
 ) -> None:
     """Write the extra reports that were asked for, then print the outcome."""
     from agentjudge.report.grade_console import print_summary
-    from agentjudge.report.grade_junit import write_junit
 
     out = Console(soft_wrap=True)
     if junit is not None or html is not None:
         document = run.read_document()  # every case: these reports list them all
         if junit is not None:
+            from agentjudge.report.grade_junit import write_junit  # only when asked
+
             write_junit(junit, document)
         if html is not None:
             from agentjudge.report.html import grade_page  # its modules only when asked

@@ -41,7 +41,7 @@ from evalhub.models.api import MetricSchema, ResultType
 from agentjudge import __version__
 from agentjudge.api import ScoreRun, score_trajectories
 from agentjudge.errors import EXIT_INTERNAL, AgentJudgeError, InputError, UsageError, clip
-from agentjudge.judge.store import default_store_path
+from agentjudge.judge.store_path import default_store_path
 from agentjudge.nesting import load_yaml
 from agentjudge.printable import printable
 from agentjudge.report.contrib_shape import trajectory_metadata

@@ -30,8 +30,9 @@ from agentjudge.judge.defaults import CallLimits
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.running import run_judging
-from agentjudge.judge.store import Verdicts, VerdictStore, default_store_path
+from agentjudge.judge.store import Verdicts, VerdictStore
 from agentjudge.judge.store_commits import LocalVerdicts
+from agentjudge.judge.store_path import default_store_path
 from agentjudge.judge.telemetry import Measures
 
 T = TypeVar("T")

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentjudge.errors import UsageError
 from agentjudge.judge.stats import ClientStats
+from agentjudge.judge.store_path import default_store_path
 from agentjudge.judge.verdict import Verdict
 
 T = TypeVar("T")
@@ -130,14 +131,6 @@ def _cannot(path: Path, exc: BaseException) -> UsageError:
         f"{path}: cannot open or write the verdict store ({why}); give --cache a writable "
         "path, or --no-cache"
     )
-
-
-def default_store_path() -> Path:
-    """`$AGENTJUDGE_CACHE_DIR/verdicts.sqlite`, else the user cache folder."""
-    base = os.environ.get("AGENTJUDGE_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "agentjudge"
-    )
-    return Path(base) / "verdicts.sqlite"
 
 
 class VerdictStore:

@@ -7,6 +7,7 @@ A folder merges its `*.json` files in sorted order. All files must come from one
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -119,16 +120,29 @@ def load_traces(files: list[Path]) -> TraceSet:
     stamps: dict[str, str] = {}
     for path in files:
         merged.files.append(str(path))
-        kept: list[_Kept] = []  # traces met before the file's generated_at is known
+        # this file's traces by case id (a later one wins within a file): its
+        # generated_at, which decides against other files, may come after them
+        texts: dict[str, str] = {}
+        embedded: dict[str, str] = {}
+        counter = itertools.count()
 
-        def take(trace: Any, path: Path = path, kept: list[_Kept] = kept) -> None:
-            index = len(kept)
+        def take(
+            trace: Any,
+            path: Path = path,
+            texts: dict[str, str] = texts,
+            embedded: dict[str, str] = embedded,
+            counter: Iterator[int] = counter,
+        ) -> None:
+            index = next(counter)
             if not isinstance(trace, dict) or not trace.get("case_id"):
                 raise UsageError(
                     f"traces file {path}: traces[{index}].case_id is missing; every trace "
                     "names the case it answers"
                 )
-            kept.append(_kept(trace))
+            case_id, text, case = _kept(trace)
+            texts[case_id] = text
+            if case is not None:
+                embedded[case_id] = case
 
         data = drain_array(path, "traces", "traces file", take)
         if _is_atif(data):
@@ -147,8 +161,12 @@ def load_traces(files: list[Path]) -> TraceSet:
             )
         _merge_meta(merged, data, path)
         stamp = str(data.get("generated_at") or "")
-        for entry in kept:
-            _add(merged, stamps, entry, stamp)
+        if not merged.traces:  # nothing to decide against: the file's dicts are taken whole
+            merged.traces, merged.embedded = texts, embedded
+            stamps = dict.fromkeys(texts, stamp)
+            continue
+        for case_id, text in texts.items():
+            _add(merged, stamps, (case_id, text, embedded.get(case_id)), stamp)
     return merged
 
 
