@@ -31,7 +31,14 @@ from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure, NoDecisive
 from agentjudge.scoring.decisive_pick import decisive_failure
 from agentjudge.scoring.invalid import input_problems, invalid_input_message
-from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_chars, step_system
+from agentjudge.scoring.plan import (
+    NodePlan,
+    derive_request,
+    plan_node,
+    step_chars,
+    step_system,
+    trajectory_cache_group,
+)
 from agentjudge.scoring.sampled import (
     chunks,
     majority_category,
@@ -278,7 +285,13 @@ class ScoringJob:
         self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         plan = plan_node(
-            found, node.trajectory_id, rubric, self.criteria, self.config, self._system(rubric)
+            found,
+            node.trajectory_id,
+            rubric,
+            self.criteria,
+            self.config,
+            self._system(rubric),
+            trajectory_cache_group(node.id),
         )
         acc = self.accounting
         acc.step_requests += len(plan.steps)
@@ -299,7 +312,10 @@ class ScoringJob:
         shape = self.criteria.answer_shape
         k = self.config.samples
         requests = [r for p in plan.steps for r in p.samples]
-        outcomes = await self._judge_all(requests, per_step(grant.settle, k))
+        # a judge that caches prompts gets the node's first call alone, then the others:
+        # they find the prefix they share with it (the task, at least) already cached
+        lead = self.client.provider.prompt_cache
+        outcomes = await self._judge_all(requests, per_step(grant.settle, k), lead=lead)
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
@@ -337,11 +353,15 @@ class ScoringJob:
         return NodeOutcome("failed", reason=reason)
 
     async def _judge_all(
-        self, requests: list[JudgeRequest], answered: Callable[[], None] | None = None
+        self,
+        requests: list[JudgeRequest],
+        answered: Callable[[], None] | None = None,
+        lead: bool = False,
     ) -> list[JudgeOutcome]:
         """The outcomes of `requests` (`answered` after each one's first try); those whose
         calls ran out of retries are not lost yet: they are asked once more when the rest
-        of the run lets them (see second_round.py)."""
+        of the run lets them (see second_round.py). With `lead`, the first request is
+        answered before the others are sent."""
 
         async def first_try(request: JudgeRequest) -> JudgeOutcome:
             try:
@@ -350,7 +370,9 @@ class ScoringJob:
                 if answered is not None:
                     answered()
 
-        outcomes = list(await asyncio.gather(*(first_try(r) for r in requests)))
+        ahead = [await first_try(requests[0])] if lead and len(requests) > 1 else []
+        rest = requests[len(ahead) :]
+        outcomes = ahead + list(await asyncio.gather(*(first_try(r) for r in rest)))
         again = [i for i, outcome in enumerate(outcomes) if worth_another_try(outcome)]
         if again:
             await self.second_round.turn()

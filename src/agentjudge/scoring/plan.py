@@ -11,6 +11,7 @@ task, one request for that task's criteria. Every request carries `judge_tempera
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from agentjudge.judge.request import JudgeRequest, Message
@@ -115,8 +116,8 @@ def step_chars(judge: str) -> int:
 
 def step_prompt_version(judge: str, shape: AnswerShape) -> str:
     """The version of the step prompt `judge` is asked with and the answer `shape` asked
-    for (the results' `atif_prompt_version`): `agentjudge-atif-v4+score`, one score per
-    step, or `agentjudge-atif-v4+scores`, one per criterion."""
+    for (the results' `atif_prompt_version`): `agentjudge-atif-v5+score`, one score per
+    step, or `agentjudge-atif-v5+scores`, one per criterion."""
     version = SMALL_PROMPT_VERSION if small_prompt_for(judge) else PROMPT_VERSION
     return f"{version}+{shape}"
 
@@ -128,6 +129,7 @@ def plan_node(
     criteria: Criteria,
     config: ScoreConfig,
     system: str | None = None,
+    cache_group: str = "",
 ) -> NodePlan:
     """The step requests of a node, in step order. Copied-context steps (and, with
     `scored_frames=agent`, steps of other sources) are shown as context, never scored.
@@ -135,7 +137,9 @@ def plan_node(
     keeps it for many nodes. The embedded judge is asked whether each step is correct (see
     small_prompt.py).
     A request names the rubric's criteria (`JudgeRequest.criteria`: an answer of one score
-    per criterion) only when `criteria.answer_shape` asks for `scores`."""
+    per criterion) only when `criteria.answer_shape` asks for `scores`. Every request
+    carries `cache_group` (see `trajectory_cache_group`): the steps of a node share their
+    prompt's prefix."""
     small = small_prompt_for(config.judge)
     shape = criteria.answer_shape
     system = step_system(rubric, config.judge, shape) if system is None else system
@@ -166,12 +170,14 @@ def plan_node(
             )
         else:
             context = list(quoted[start:index])
-            user = user_prompt(task, reference, context, quote(view.data), view.cut)
+            asked = user_prompt(task, reference, context, quote(view.data), view.cut)
+            user = asked.content
             request = JudgeRequest(
-                (Message("system", system), Message("user", user)),
+                (Message("system", system), asked),
                 PROMPT_VERSION,
                 temperature=config.judge_temperature,
                 criteria=names,
+                cache_group=cache_group,
             )
         shared += len(system) + (common_prefix_chars(previous, user) if previous else 0)
         total += len(system) + len(user)
@@ -188,6 +194,13 @@ def plan_node(
         config.samples,
         small,
     )
+
+
+def trajectory_cache_group(node_id: str) -> str:
+    """The name a provider's prompt cache routes a node's requests by (OpenAI's
+    `prompt_cache_key`): stable across runs, different for each node, and a digest, so no
+    file name is sent."""
+    return "agentjudge-" + hashlib.sha256(node_id.encode()).hexdigest()[:32]
 
 
 def derive_request(task: str, temperature: float = 0.0) -> JudgeRequest:

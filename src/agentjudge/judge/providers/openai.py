@@ -15,11 +15,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
+from agentjudge.judge.request import JudgeRequest
 
 OPENAI_URL = "https://api.openai.com/v1"
 AZURE_API_VERSION = "2024-10-21"  # the latest GA version, with structured outputs
@@ -39,10 +40,17 @@ class OpenAI(OpenAICompatible):
 
     name: str = "openai"
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
+    prompt_cache = True
 
     def known_model(self) -> None:
         if is_reasoning_model(self.model):
             self.reasoning_model()
+
+    def extend(self, body: dict[str, Any], request: JudgeRequest) -> None:
+        # the steps of one trajectory share a prefix: the same `prompt_cache_key` routes
+        # them to the machines that hold it (docs/judge.md, "Prompt caching")
+        if request.cache_group:
+            body["prompt_cache_key"] = request.cache_group
 
 
 class AzureOpenAI(OpenAI):

@@ -158,9 +158,13 @@ class OpenAICompatible(Provider):
         if request.answer in ("binary", "category_pick"):  # weighed by the judge's probabilities
             body["logprobs"] = True
             body["top_logprobs"] = BINARY_TOP_LOGPROBS
+        self.extend(body, request)
         built = post_json(self._url, self._headers, body)
         built.extensions[FORM] = self._form()
         return built
+
+    def extend(self, body: dict[str, Any], request: JudgeRequest) -> None:
+        """Add to a request's `body` what only this provider's API takes (nothing here)."""
 
     def response_format(self, request: JudgeRequest) -> dict[str, Any] | None:
         """The `response_format` of the current mode (None: the prompt alone asks)."""
