@@ -25,6 +25,7 @@ from agentjudge.judge.verdict import (
 )
 
 Role = Literal["system", "user", "assistant"]
+ANSWER_TOKENS = 512  # what a judge's answer may take, unless a request says otherwise
 AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive", "binary", "category_pick"]
 
 
@@ -47,7 +48,7 @@ class JudgeRequest:
     prompt_version: str
     response_schema: dict[str, Any] | None = None
     temperature: float = 0.0
-    max_tokens: int = 512
+    max_tokens: int = ANSWER_TOKENS
     answer: AnswerKind = "score"
     criteria: tuple[str, ...] = ()
     scale: float | None = None  # for `scaled` answers: scores run from 1 to `scale`

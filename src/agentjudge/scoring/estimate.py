@@ -26,7 +26,13 @@ from agentjudge.judge.request import JudgeRequest
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.decisive_pick import planned_pick_request
-from agentjudge.scoring.plan import derive_request, plan_node, step_chars, step_system
+from agentjudge.scoring.plan import (
+    PromptBudget,
+    derive_request,
+    plan_node,
+    step_chars,
+    step_system,
+)
 from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 # Without the judge's own tokenizer, a request's tokens are estimated from what BPE
@@ -188,3 +194,20 @@ def estimate_plan(
             max_tokens = max(max_tokens, pick.max_tokens)
     figures.output_tokens_per_call_at_most = max_tokens
     return figures
+
+
+# of the room a prompt has in the judge's context, what is kept back for the estimate's
+# error on one request (its totals are within 3%; one request's may be further off)
+ESTIMATE_MARGIN = 0.1
+
+
+def prompt_budget(context_tokens: int, answer_tokens: int) -> PromptBudget:
+    """The tokens a step request's prompt may take in a judge's context of
+    `context_tokens` that keeps `answer_tokens` for its answer, counted by the estimate
+    (see `estimated_tokens`), less ESTIMATE_MARGIN."""
+    room = (context_tokens - answer_tokens) * (1 - ESTIMATE_MARGIN)
+    return PromptBudget(max(0, int(room)), _text_tokens)
+
+
+def _text_tokens(text: str) -> int:
+    return math.ceil(_message_tokens(text))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from agentjudge.atif import Node
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.request import ANSWER_TOKENS
 from agentjudge.judge.samples import sampled_score
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import (
@@ -30,9 +31,12 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure, NoDecisive
 from agentjudge.scoring.decisive_pick import decisive_failure
+from agentjudge.scoring.estimate import prompt_budget
 from agentjudge.scoring.invalid import input_problems, invalid_input_message
 from agentjudge.scoring.plan import (
+    CONTEXT_OVERFLOW,
     NodePlan,
+    PromptBudget,
     derive_request,
     plan_node,
     step_chars,
@@ -55,6 +59,7 @@ from agentjudge.scoring.scored import (
     first_error,
 )
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
+from agentjudge.scoring.small_prompt import small_prompt_for
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 from agentjudge.traces.staging import load_runs
@@ -106,9 +111,20 @@ class ScoringJob:
     _loop_deadline: float | None = field(default=None, init=False)
     _systems: dict[Rubric, str] = field(default_factory=dict)
     _derived: dict[str, asyncio.Future[Rubric]] = field(default_factory=dict)
+    # what a step's prompt may take of the judge's context (None: no context window known)
+    budget: PromptBudget | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.second_round = SecondRound(self.config.judge_retry_round_pause_seconds)
+        window = self.context_tokens()
+        if window is not None and not small_prompt_for(self.config.judge):
+            answer = self.client.provider.answer_tokens(ANSWER_TOKENS)
+            self.budget = prompt_budget(window, answer)
+
+    def context_tokens(self) -> int | None:
+        """The judge's context window: the setting, else the price database's figure for
+        its model, else None."""
+        return self.config.judge_context_tokens or self.client.pricer.context_window
 
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
@@ -292,19 +308,28 @@ class ScoringJob:
             self.config,
             self._system(rubric),
             trajectory_cache_group(node.id),
+            self.budget,
         )
         acc = self.accounting
         acc.step_requests += len(plan.steps)
         acc.prefix_chars += plan.shared_chars
         acc.prompt_chars += plan.prompt_chars
         grant.settle(node.steps - len(plan.steps))  # steps that need no call
-        if not plan.steps:
-            return NodeOutcome("scored"), []
-        self.second_round.started()
-        try:
-            return await self._judge_planned(node, rubric, plan, grant)
-        finally:
-            self.second_round.finished()
+        outcome, details = NodeOutcome("scored"), list[StepDetail]()
+        if plan.steps:
+            self.second_round.started()
+            try:
+                outcome, details = await self._judge_planned(node, rubric, plan, grant)
+            finally:
+                self.second_round.finished()
+        if not plan.overflow:
+            return outcome, details
+        # steps whose prompt does not fit the judge's context even cut: not scored (never
+        # 0), in their places among the others, and the node is not complete
+        places = [p.index for p in plan.steps] + [i for i, _ in plan.overflow]
+        unjudged = [self._not_evaluated(view) for _, view in plan.overflow]
+        merged = [d for _, d in sorted(zip(places, details + unjudged, strict=True))]
+        return replace(outcome, not_evaluated=len(unjudged)), merged
 
     async def _judge_planned(
         self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
@@ -332,7 +357,7 @@ class ScoringJob:
             score = summary.mean if k > 1 else step_scores[0]
             assert score is not None
             scores.append(score)
-            detail = self._detail(view, score, answered[0])
+            detail = replace(self._detail(view, score, answered[0]), left_out=planned.left_out)
             if k > 1:
                 detail = replace(detail, scores=mean_scores(answered), sampled=summary)
             details.append(detail)
@@ -411,6 +436,23 @@ class ScoringJob:
         for (i, _), sampled in zip(wanted, chunks(outcomes, plan.samples), strict=True):
             out[i] = _with_category(out[i], sampled)
         return out
+
+    @staticmethod
+    def _not_evaluated(view: StepView) -> StepDetail:
+        return StepDetail(
+            segment=view.segment,
+            step_id=view.step_id,
+            source=view.source,
+            tool_names=view.tool_names,
+            score=None,
+            scores={},
+            rationale="",
+            agent_name=view.agent_name,
+            cut=view.cut,
+            origin=view.origin,
+            excerpt=view.excerpt,
+            not_evaluated=CONTEXT_OVERFLOW,
+        )
 
     @staticmethod
     def _detail(view: StepView, score: float | None, outcome: JudgeOutcome) -> StepDetail:

@@ -35,7 +35,7 @@ def _template(name: str) -> Template:
     return Template(resources.files("agentjudge.scoring").joinpath("prompts", name).read_text())
 
 
-STEP_TEMPLATE = _template("step.v3.txt")
+STEP_TEMPLATE = _template("step.v4.txt")
 CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
 DERIVE_SYSTEM = _template("derive.v1.txt").substitute()
 DECISIVE_SYSTEM = _template("decisive.v1.txt").substitute()
@@ -194,12 +194,28 @@ def system_prompt(rubric: Rubric, shape: AnswerShape) -> str:
     return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
 
 
+def left_out_note(steps: int) -> str:
+    """Said after a step whose earlier steps were left out of its context to fit the
+    judge's context window (plan.py, `PromptBudget`). No tag is named: each occurs once."""
+    return (
+        f"{steps:,} earlier steps of the run are not shown before this one: they do not fit "
+        "in your context. Judge the step on what you see; do not count what you cannot see "
+        "as a failure of the step."
+    )
+
+
 def user_prompt(
-    task: str, reference: str | None, context: list[str], step: str, cut: StepCut | None = None
+    task: str,
+    reference: str | None,
+    context: list[str],
+    step: str,
+    cut: StepCut | None = None,
+    left_out: int = 0,
 ) -> Message:
     """The user message: task, reference, context and step, each already quoted (see
     `quote`, `quote_context`), then the rule; and, before it, what of the step was `cut`,
-    and what a rule found in the step, when it speaks to its evaluator.
+    and what a rule found in the step, when it speaks to its evaluator; and how many
+    earlier steps were `left_out` of the context to fit the judge's context window.
 
     Its `cache_points` mark the end of the opening (task, reference, `<context>`) and of
     each context step: the text up to the last of them is the prefix the next step's prompt
@@ -216,6 +232,8 @@ def user_prompt(
     tail = [f"</context>\n<step>{step}</step>"]
     if cut is not None:
         tail.append(cut_note(cut))
+    if left_out:
+        tail.append(left_out_note(left_out))
     if addresses_evaluator(step):
         tail.append(EVALUATOR_TEXT_FOUND)
     tail.append(AFTER_THE_DATA)

@@ -108,6 +108,11 @@ class Provider:
         provider knows its model's tokenizer; None when it does not (plans estimate)."""
         return None
 
+    def answer_tokens(self, max_tokens: int) -> int:
+        """How much of the model's context a call asking for `max_tokens` leaves to its
+        answer (a reasoning model's thinking too): a prompt must fit in the rest."""
+        return max_tokens
+
     def build(self, request: JudgeRequest) -> httpx.Request:
         raise NotImplementedError
 
