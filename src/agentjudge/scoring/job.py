@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from agentjudge.atif import Node
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
-from agentjudge.judge.request import ANSWER_TOKENS
 from agentjudge.judge.samples import sampled_score
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import (
@@ -31,7 +30,7 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure, NoDecisive
 from agentjudge.scoring.decisive_pick import decisive_failure
-from agentjudge.scoring.estimate import prompt_budget
+from agentjudge.scoring.estimate import judge_budget
 from agentjudge.scoring.invalid import input_problems, invalid_input_message
 from agentjudge.scoring.plan import (
     CONTEXT_OVERFLOW,
@@ -59,7 +58,6 @@ from agentjudge.scoring.scored import (
     first_error,
 )
 from agentjudge.scoring.second_round import SecondRound, worth_another_try
-from agentjudge.scoring.small_prompt import small_prompt_for
 from agentjudge.scoring.step_budget import Grant, StepBudget
 from agentjudge.scoring.steps import FileCache, NodeSteps, StepView, node_steps
 from agentjudge.traces.staging import load_runs
@@ -116,15 +114,8 @@ class ScoringJob:
 
     def __post_init__(self) -> None:
         self.second_round = SecondRound(self.config.judge_retry_round_pause_seconds)
-        window = self.context_tokens()
-        if window is not None and not small_prompt_for(self.config.judge):
-            answer = self.client.provider.answer_tokens(ANSWER_TOKENS)
-            self.budget = prompt_budget(window, answer)
-
-    def context_tokens(self) -> int | None:
-        """The judge's context window: the setting, else the price database's figure for
-        its model, else None."""
-        return self.config.judge_context_tokens or self.client.pricer.context_window
+        client = self.client
+        self.budget = judge_budget(self.config, client.provider, client.pricer.context_window)
 
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
