@@ -3,12 +3,14 @@ mimics counting cache use as each API documents it (docs/judge.md, "Prompt cachi
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import httpx
 import pytest
 
+from agentjudge.judge import JudgeClient
 from agentjudge.judge.providers import OpenAI, OpenAICompatible
 from agentjudge.judge.providers.anthropic import MAX_BREAKPOINTS, Anthropic, min_cacheable_tokens
 from agentjudge.judge.providers.openai import AzureOpenAI
@@ -164,3 +166,32 @@ def test_the_anthropic_mimic_refuses_a_fifth_breakpoint(anthropic: JudgeServer) 
     response = httpx.post(url, json=data, headers=ANTHROPIC, timeout=10)
     assert response.status_code == 400
     assert "A maximum of 4 blocks with cache_control" in response.json()["error"]["message"]
+
+
+def test_a_server_that_refuses_the_cache_key_is_sent_none_after() -> None:
+    """An Azure API version that does not know `prompt_cache_key` refuses it: the client
+    says so once and judges on without it."""
+    sent: list[dict[str, Any]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        data = json.loads(request.content)
+        sent.append(data)
+        if "prompt_cache_key" in data:
+            error = {"message": "Unrecognized request argument supplied: prompt_cache_key"}
+            return httpx.Response(400, json={"error": error | {"type": "invalid_request_error"}})
+        content = json.dumps({"reasoning": "ok", "score": 0.7})
+        return httpx.Response(200, json={"choices": [{"message": {"content": content}}]})
+
+    notes: list[str] = []
+    provider = AzureOpenAI("http://z", "deploy")
+    client = JudgeClient(provider, transport=httpx.MockTransport(answer), on_note=notes.append)
+
+    async def judge_two() -> list[float | None]:
+        async with client:
+            outcomes = [await client.judge(step_request(100, n)) for n in (1, 2)]
+        return [o.verdict.score if o.verdict else None for o in outcomes]
+
+    assert asyncio.run(judge_two()) == [0.7, 0.7]
+    assert ["prompt_cache_key" in data for data in sent] == [True, False, False]
+    assert len(notes) == 1
+    assert "takes no prompt_cache_key" in notes[0]
