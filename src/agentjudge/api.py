@@ -16,6 +16,7 @@ from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
+from agentjudge.judge.price import Pricer
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.session import JudgeSession
 from agentjudge.judge.store_path import default_store_path
@@ -25,7 +26,7 @@ from agentjudge.report.training import SELECTIONS, Selection, manifest_path, tra
 from agentjudge.results.score import JudgeSetup, ScoreResults
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
-from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan
+from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan, judge_budget
 from agentjudge.scoring.job import ScoringJob, load_roots
 from agentjudge.scoring.judge_provider import judge_provider, judge_settings
 from agentjudge.scoring.scored import JobResult
@@ -98,7 +99,9 @@ def score_trajectories(
         job = ScoringJob(config, criteria, client)
         if config.max_input_tokens is not None or config.max_judge_requests is not None:
             stored = partial(session.stored, provider)
-            figures = estimate_plan(roots, config, criteria, stored, *counter(provider))
+            figures = estimate_plan(
+                roots, config, criteria, stored, *counter(provider), budget=job.budget
+            )
             check_budgets(config, figures)
         if progress is not None:
             job.on_step = progress(roots, job.steps_to_judge(roots), client)
@@ -218,7 +221,9 @@ def plan_trajectories(config: ScoreConfig, api_key: str | None = None) -> PlanFi
     # the store's look-ups only: one that does not exist yet is not made
     with JudgeSession(settings, config.cache, config.cache_path, create_store=False) as session:
         stored = partial(session.stored, provider)
-        return estimate_plan(roots, config, criteria, stored, *counter(provider))
+        window = Pricer(provider.name, provider.model).context_window
+        budget = judge_budget(config, provider, window)
+        return estimate_plan(roots, config, criteria, stored, *counter(provider), budget=budget)
 
 
 def counter(provider: Provider) -> tuple[TokenCounter, str] | tuple[()]:

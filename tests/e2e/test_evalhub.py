@@ -179,7 +179,7 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
         f"{mlflow_url}/api/2.0/mlflow/runs/get", params={"run_id": run_id}, timeout=30
     ).json()
     params = {p["key"]: p["value"] for p in run["run"]["data"]["params"]}
-    assert params["atif_prompt_version"] == "agentjudge-atif-v4+score"
+    assert params["atif_prompt_version"] == "agentjudge-atif-v5+score"
     assert params["atif_judge"] == "openai-compatible/judge"
     assert params["subagent_aggregation"] == "hierarchical"
     tags = {t["key"]: t["value"] for t in run["run"]["data"]["tags"]}
@@ -597,6 +597,6 @@ def test_a_benchmark_job_completes_against_a_judge_that_serves_the_contrib_provi
     expected = ((1.0 + 0.5 + 0.25) / 3 + (1.0 + 0.75) / 2) / 2
     assert bench["metrics"]["atif_overall_score"] == pytest.approx(expected)
     details = artifact(mlflow_url, bench["mlflow_run_id"], "atif/agentjudge_results.json")
-    assert details["run_parameters"]["atif_prompt_version"] == "agentjudge-atif-v4+score"
+    assert details["run_parameters"]["atif_prompt_version"] == "agentjudge-atif-v5+score"
     root = details["trajectories"][0]["nodes"][0]
     assert [s["scores"] for s in root["steps"]] == [{}, {}, {}]

@@ -901,7 +901,7 @@ def test_a_judge_that_answers_as_the_contrib_provider_asks_scores_every_mode(
         "atif_failure_categorization_rate": 1.0,
     }
     shape = "scores" if mode == "custom" else "score"
-    assert data["run_parameters"]["atif_prompt_version"] == f"agentjudge-atif-v4+{shape}"
+    assert data["run_parameters"]["atif_prompt_version"] == f"agentjudge-atif-v5+{shape}"
     assert data["criteria"]["answer"] == shape
     root, child = data["trajectories"][0]["nodes"]
     assert [s["score"] for s in root["steps"]] == [1.0, 0.5, 0.0]

@@ -39,7 +39,7 @@ def test_score_logs_the_run_to_mlflow(tmp_path: Path, mlflow_url: str) -> None:
     params = {p["key"]: p["value"] for p in run["data"]["params"]}
     metrics = {m["key"]: m["value"] for m in run["data"]["metrics"]}
     tags = {t["key"]: t["value"] for t in run["data"]["tags"]}
-    assert params["atif_prompt_version"] == "agentjudge-atif-v4+score"
+    assert params["atif_prompt_version"] == "agentjudge-atif-v5+score"
     assert params["atif_scored_frames"] == "all"
     assert metrics["atif_trajectory_count"] == 1
     assert tags["atif_complete"] == "true"

@@ -83,7 +83,7 @@ def test_only_a_custom_rubric_is_answered_one_score_per_criterion(mode: str, sha
         assert list(properties) == ["reasoning", "score"]
     settings_ = settings(scoring_mode=mode)
     version = run_parameters(settings_, "fake", criteria)["atif_prompt_version"]
-    assert version == f"agentjudge-atif-v4+{shape}"
+    assert version == f"agentjudge-atif-v5+{shape}"
 
 
 def test_one_score_of_several_criteria_is_asked_with_their_weights() -> None:

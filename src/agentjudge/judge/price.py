@@ -31,6 +31,8 @@ class Pricer:
     def __init__(self, provider: str, model: str) -> None:
         self.source = f"genai-prices {version('genai-prices')}"
         self.model: str | None = None  # the database's model the judge's matched
+        # the model's context window in tokens, when the database gives one
+        self.context_window: int | None = None
         self.reason: str | None = None  # why there is no price, when there is none
         self._provider_id = _PRICED_PROVIDERS.get(provider)
         self._model_ref = model
@@ -48,6 +50,7 @@ class Pricer:
             self.reason = f"genai-prices does not know {provider}'s model {model!r}: no price taken"
             return
         self.model = found.model.id
+        self.context_window = found.model.context_window
         self._prices = genai_prices
 
     def price(self, input_tokens: int, cache_read: int, cache_write: int, output: int) -> float:

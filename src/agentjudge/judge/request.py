@@ -25,6 +25,7 @@ from agentjudge.judge.verdict import (
 )
 
 Role = Literal["system", "user", "assistant"]
+ANSWER_TOKENS = 512  # what a judge's answer may take, unless a request says otherwise
 AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive", "binary", "category_pick"]
 
 
@@ -32,6 +33,11 @@ AnswerKind = Literal["score", "category", "rubric", "scaled", "decisive", "binar
 class Message:
     role: Role
     content: str
+    # Offsets into `content`, ascending, where the text before is a prefix that later
+    # requests of the same trajectory repeat (its task, then each step of its context): a
+    # provider with explicit prompt-cache breakpoints (Anthropic's `cache_control`) cuts the
+    # content into blocks there. Never part of the key: the text is the same.
+    cache_points: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +48,7 @@ class JudgeRequest:
     prompt_version: str
     response_schema: dict[str, Any] | None = None
     temperature: float = 0.0
-    max_tokens: int = 512
+    max_tokens: int = ANSWER_TOKENS
     answer: AnswerKind = "score"
     criteria: tuple[str, ...] = ()
     scale: float | None = None  # for `scaled` answers: scores run from 1 to `scale`
@@ -51,6 +57,9 @@ class JudgeRequest:
     sample: int = 0
     # for `decisive` answers: the order numbers of the steps listed (the answer names one)
     choices: tuple[int, ...] = ()
+    # the trajectory whose steps share this request's prefix, for a provider that routes by
+    # it (OpenAI's `prompt_cache_key`); never keyed: it changes no answer
+    cache_group: str = ""
 
     def parse(self, content: str, tokens: Sequence[TokenChoice] = ()) -> Verdict:
         """The judge's answer to this request, parsed strictly (`ProtocolError` if unusable);

@@ -114,6 +114,7 @@ def results_document(
         },
         "failure_categories": failure_categories(result.trees),
         "step_errors": step_errors(result.trees),
+        "steps_not_evaluated": steps_not_evaluated(result.trees),
         "incomplete": incomplete_nodes(result.trees),
         "training_threshold": config.training_threshold,
         "trajectories": [_tree(tree, config.training_threshold) for tree in result.trees],
@@ -198,6 +199,17 @@ def step_errors(trees: list[TreeResult]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def steps_not_evaluated(trees: list[TreeResult]) -> dict[str, int]:
+    """Steps to score that were not sent to the judge, by why (`context_overflow`)."""
+    counts: dict[str, int] = {}
+    for tree in trees:
+        for details in tree.steps.values():
+            for step in details:
+                if step.not_evaluated is not None:
+                    counts[step.not_evaluated] = counts.get(step.not_evaluated, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def incomplete_nodes(trees: list[TreeResult]) -> list[IncompleteNode]:
     """Every node that makes its run incomplete, and why: failed or unscored itself, a
     subagent omitted, or below it a node that is."""
@@ -213,6 +225,11 @@ def incomplete_nodes(trees: list[TreeResult]) -> list[IncompleteNode]:
                 why = _why_failed(node, tree.steps.get(agg.id, []))
                 if why is not None:
                     reason += f" ({why})"
+            elif unjudged := [s for s in tree.steps.get(agg.id, []) if s.not_evaluated]:
+                reason = (
+                    f"{len(unjudged)} steps not evaluated ({unjudged[0].not_evaluated}: their "
+                    "prompt does not fit the judge's context)"
+                )
             elif node.omitted:
                 reason = "omitted subagent: " + "; ".join(
                     f"{o.target or o.ref_path} ({o.reason})" for o in node.omitted
@@ -336,6 +353,10 @@ def _step(step: StepDetail) -> StepRecord:
         record["unstable"] = step.sampled.unstable
     if step.origin is not None:  # a step read from a trace file: where it was recorded
         record["origin"] = step.origin
+    if step.not_evaluated == "context_overflow":  # its prompt does not fit the judge's context
+        record["not_evaluated"] = "context_overflow"
+    if step.left_out:  # its context was windowed to fit the judge's context
+        record["context_left_out"] = step.left_out
     return record
 
 
@@ -352,9 +373,16 @@ def summary_line(document: ScoreResults, path: Path) -> str:
         f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
         f"{metrics['atif_failure_categorization_rate']} atif_complete="
-        f"{str(document['run_metadata']['atif_complete']).lower()} judge_cost_usd="
-        f"{'-' if usd is None else f'{usd:.6f}'}; results in {printable(str(path))}"
+        f"{str(document['run_metadata']['atif_complete']).lower()}{_not_evaluated(document)}"
+        f" judge_cost_usd={'-' if usd is None else f'{usd:.6f}'}; results in "
+        f"{printable(str(path))}"
     )
+
+
+def _not_evaluated(document: ScoreResults) -> str:
+    """The summary's steps not sent to the judge, by why, when there are any."""
+    counts = document.get("steps_not_evaluated") or {}
+    return "".join(f" steps_not_evaluated={n} ({why})" for why, n in counts.items())
 
 
 def _status(document: ScoreResults) -> str:
@@ -384,6 +412,8 @@ def summary_table(document: ScoreResults, console: Console) -> None:
     table.add_row("atif_trajectory_count", str(metrics["atif_trajectory_count"]))
     table.add_row("atif_failure_categorization_rate", "-" if rate is None else f"{rate:.4f}")
     table.add_row("atif_complete", str(document["run_metadata"]["atif_complete"]).lower())
+    for why, count in (document.get("steps_not_evaluated") or {}).items():
+        table.add_row(f"steps not evaluated ({why})", str(count))
     judge = document["judge"]
     table.add_row("judge", Text(printable(document["run_parameters"]["atif_judge"])))
     table.add_row("judge calls (cached)", f"{judge['calls']} ({judge['cache_hits']})")

@@ -273,6 +273,12 @@ class StepRecord(TypedDict):
     origin: NotRequired[dict[str, Any]]
     """A step read from a trace file only: where it was recorded (trace and span ids, a
     session's line, an eval log's sample), as its reader gives it (docs/formats.md)."""
+    not_evaluated: NotRequired[Literal["context_overflow"]]
+    """A step whose prompt does not fit the judge's context even cut down only: it was not
+    judged and has no score (never 0); its node is not complete."""
+    context_left_out: NotRequired[int]
+    """A step whose prompt was fitted to the judge's context only: the earlier steps its
+    context window shows that were left out (the judge was told how many)."""
 
 
 @record
@@ -340,6 +346,8 @@ class ScoreResults(TypedDict):
     """Steps below the failure threshold, by category."""
     step_errors: dict[str, int]
     """Steps the judge gave no verdict for, by error kind."""
+    steps_not_evaluated: NotRequired[dict[str, int]]
+    """Steps not sent to the judge, by why (`context_overflow`)."""
     incomplete: list[IncompleteNode]
     training_threshold: float | None
     trajectories: list[TrajectoryRecord]

@@ -35,6 +35,7 @@ class NodeOutcome:
     # categories of its failure-candidate steps ("uncategorized" when the judge's answer
     # was unusable or the judge failed)
     candidate_categories: tuple[str, ...] = ()
+    not_evaluated: int = 0  # its steps not judged (`context_overflow`): it is not complete
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,9 @@ def _visit(
             weighted += child.aggregate * child.subtree_steps
             steps += child.subtree_steps
     aggregate = weighted / steps if steps else None
-    complete = not node.omitted and all(child.complete for child in children)
+    complete = (
+        not node.omitted and not outcome.not_evaluated and all(child.complete for child in children)
+    )
     passed = complete and aggregate is not None and aggregate >= threshold
     result = NodeAggregate(
         node.id, node.parent_id, node.depth, "scored", None,

@@ -64,6 +64,10 @@ class ScoreConfig(BaseModel):
     """Which steps are judged: all, or the agent's only."""
     context_steps: Positive = 6
     """Earlier steps shown to the judge per context block."""
+    judge_context_tokens: Annotated[int, Field(ge=1024)] | None = None
+    """The judge's context window in tokens; unset, the price database's figure for its
+    model. A step prompt that does not fit is fitted (docs/scoring.md, "Traces longer than
+    the judge"); none known: prompts are not fitted."""
     subagent_aggregation: AggregationMode = "flat"
     """How subagents' scores combine into their root's."""
     failure_threshold: Unit = 0.5

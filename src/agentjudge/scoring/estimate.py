@@ -22,11 +22,19 @@ from functools import lru_cache
 
 from agentjudge.atif import Node
 from agentjudge.errors import InputError
-from agentjudge.judge.request import JudgeRequest
+from agentjudge.judge.providers.base import Provider
+from agentjudge.judge.request import ANSWER_TOKENS, JudgeRequest
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.decisive_pick import planned_pick_request
-from agentjudge.scoring.plan import derive_request, plan_node, step_chars, step_system
+from agentjudge.scoring.plan import (
+    PromptBudget,
+    derive_request,
+    plan_node,
+    step_chars,
+    step_system,
+)
+from agentjudge.scoring.small_prompt import small_prompt_for
 from agentjudge.scoring.steps import FileCache, StepView, node_steps
 
 # Without the judge's own tokenizer, a request's tokens are estimated from what BPE
@@ -138,8 +146,11 @@ def estimate_plan(
     stored: Callable[[JudgeRequest], bool],
     tokens: TokenCounter = estimated_tokens,
     tokenizer: str = ESTIMATE_NAME,
+    *,
+    budget: PromptBudget | None = None,
 ) -> PlanFigures:
-    """Plan every node of `roots` (reading their steps, as the job would) and count."""
+    """Plan every node of `roots` (reading their steps, as the job would, prompts fitted to
+    the judge's `budget`: see `judge_budget`) and count."""
     figures = PlanFigures(tokenizer)
     rubric = criteria.rubric
     system = step_system(rubric, config.judge, criteria.answer_shape)
@@ -166,7 +177,9 @@ def estimate_plan(
                 figures.derivations += 1
                 figures.derivation_input_tokens += tokens(derive)
                 max_tokens = max(max_tokens, derive.max_tokens)
-            plan = plan_node(found, node.trajectory_id, rubric, criteria, config, system)
+            plan = plan_node(
+                found, node.trajectory_id, rubric, criteria, config, system, budget=budget
+            )
             scored[node.id] = [planned.view for planned in plan.steps]
             task = found.task if node is root else task
             for index, planned in enumerate(plan.steps):
@@ -188,3 +201,32 @@ def estimate_plan(
             max_tokens = max(max_tokens, pick.max_tokens)
     figures.output_tokens_per_call_at_most = max_tokens
     return figures
+
+
+# of the room a prompt has in the judge's context, what is kept back for the estimate's
+# error on one request (its totals are within 3%; one request's may be further off)
+ESTIMATE_MARGIN = 0.1
+
+
+def judge_budget(
+    config: ScoreConfig, provider: Provider, known_window: int | None
+) -> PromptBudget | None:
+    """What a step's prompt may take of the judge's context window: `judge_context_tokens`,
+    else `known_window` (the price database's figure for its model); None when neither is
+    known, and for the embedded judge (its own prompt is not fitted)."""
+    window = config.judge_context_tokens or known_window
+    if window is None or small_prompt_for(config.judge):
+        return None
+    return prompt_budget(window, provider.answer_tokens(ANSWER_TOKENS))
+
+
+def prompt_budget(context_tokens: int, answer_tokens: int) -> PromptBudget:
+    """The tokens a step request's prompt may take in a judge's context of
+    `context_tokens` that keeps `answer_tokens` for its answer, counted by the estimate
+    (see `estimated_tokens`), less ESTIMATE_MARGIN."""
+    room = (context_tokens - answer_tokens) * (1 - ESTIMATE_MARGIN)
+    return PromptBudget(max(0, int(room)), _text_tokens)
+
+
+def _text_tokens(text: str) -> int:
+    return math.ceil(_message_tokens(text))

@@ -30,8 +30,18 @@ from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, Rubric, derived_rubric
 from agentjudge.scoring.decisive import DecisiveFailure, NoDecisive
 from agentjudge.scoring.decisive_pick import decisive_failure
+from agentjudge.scoring.estimate import judge_budget
 from agentjudge.scoring.invalid import input_problems, invalid_input_message
-from agentjudge.scoring.plan import NodePlan, derive_request, plan_node, step_chars, step_system
+from agentjudge.scoring.plan import (
+    CONTEXT_OVERFLOW,
+    NodePlan,
+    PromptBudget,
+    derive_request,
+    plan_node,
+    step_chars,
+    step_system,
+    trajectory_cache_group,
+)
 from agentjudge.scoring.sampled import (
     chunks,
     majority_category,
@@ -99,9 +109,13 @@ class ScoringJob:
     _loop_deadline: float | None = field(default=None, init=False)
     _systems: dict[Rubric, str] = field(default_factory=dict)
     _derived: dict[str, asyncio.Future[Rubric]] = field(default_factory=dict)
+    # what a step's prompt may take of the judge's context (None: no context window known)
+    budget: PromptBudget | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.second_round = SecondRound(self.config.judge_retry_round_pause_seconds)
+        client = self.client
+        self.budget = judge_budget(self.config, client.provider, client.pricer.context_window)
 
     def _system(self, rubric: Rubric) -> str:
         system = self._systems.get(rubric)
@@ -281,20 +295,35 @@ class ScoringJob:
         self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         plan = plan_node(
-            found, node.trajectory_id, rubric, self.criteria, self.config, self._system(rubric)
+            found,
+            node.trajectory_id,
+            rubric,
+            self.criteria,
+            self.config,
+            self._system(rubric),
+            trajectory_cache_group(node.id),
+            self.budget,
         )
         acc = self.accounting
         acc.step_requests += len(plan.steps)
         acc.prefix_chars += plan.shared_chars
         acc.prompt_chars += plan.prompt_chars
         grant.settle(node.steps - len(plan.steps))  # steps that need no call
-        if not plan.steps:
-            return NodeOutcome("scored"), []
-        self.second_round.started()
-        try:
-            return await self._judge_planned(node, rubric, plan, grant)
-        finally:
-            self.second_round.finished()
+        outcome, details = NodeOutcome("scored"), list[StepDetail]()
+        if plan.steps:
+            self.second_round.started()
+            try:
+                outcome, details = await self._judge_planned(node, rubric, plan, grant)
+            finally:
+                self.second_round.finished()
+        if not plan.overflow:
+            return outcome, details
+        # steps whose prompt does not fit the judge's context even cut: not scored (never
+        # 0), in their places among the others, and the node is not complete
+        places = [p.index for p in plan.steps] + [i for i, _ in plan.overflow]
+        unjudged = [self._not_evaluated(view) for _, view in plan.overflow]
+        merged = [d for _, d in sorted(zip(places, details + unjudged, strict=True))]
+        return replace(outcome, not_evaluated=len(unjudged)), merged
 
     async def _judge_planned(
         self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
@@ -302,7 +331,10 @@ class ScoringJob:
         shape = self.criteria.answer_shape
         k = self.config.samples
         requests = [r for p in plan.steps for r in p.samples]
-        outcomes = await self._judge_all(requests, per_step(grant.settle, k))
+        # a judge that caches prompts gets the node's first call alone, then the others:
+        # they find the prefix they share with it (the task, at least) already cached
+        lead = self.client.provider.prompt_cache
+        outcomes = await self._judge_all(requests, per_step(grant.settle, k), lead=lead)
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
@@ -319,7 +351,7 @@ class ScoringJob:
             score = summary.mean if k > 1 else step_scores[0]
             assert score is not None
             scores.append(score)
-            detail = self._detail(view, score, answered[0])
+            detail = replace(self._detail(view, score, answered[0]), left_out=planned.left_out)
             if k > 1:
                 detail = replace(detail, scores=mean_scores(answered), sampled=summary)
             details.append(detail)
@@ -340,11 +372,15 @@ class ScoringJob:
         return NodeOutcome("failed", reason=reason)
 
     async def _judge_all(
-        self, requests: list[JudgeRequest], answered: Callable[[], None] | None = None
+        self,
+        requests: list[JudgeRequest],
+        answered: Callable[[], None] | None = None,
+        lead: bool = False,
     ) -> list[JudgeOutcome]:
         """The outcomes of `requests` (`answered` after each one's first try); those whose
         calls ran out of retries are not lost yet: they are asked once more when the rest
-        of the run lets them (see second_round.py)."""
+        of the run lets them (see second_round.py). With `lead`, the first request is
+        answered before the others are sent."""
 
         async def first_try(request: JudgeRequest) -> JudgeOutcome:
             try:
@@ -353,7 +389,9 @@ class ScoringJob:
                 if answered is not None:
                     answered()
 
-        outcomes = list(await asyncio.gather(*(first_try(r) for r in requests)))
+        ahead = [await first_try(requests[0])] if lead and len(requests) > 1 else []
+        rest = requests[len(ahead) :]
+        outcomes = ahead + list(await asyncio.gather(*(first_try(r) for r in rest)))
         again = [i for i, outcome in enumerate(outcomes) if worth_another_try(outcome)]
         if again:
             await self.second_round.turn()
@@ -392,6 +430,23 @@ class ScoringJob:
         for (i, _), sampled in zip(wanted, chunks(outcomes, plan.samples), strict=True):
             out[i] = _with_category(out[i], sampled)
         return out
+
+    @staticmethod
+    def _not_evaluated(view: StepView) -> StepDetail:
+        return StepDetail(
+            segment=view.segment,
+            step_id=view.step_id,
+            source=view.source,
+            tool_names=view.tool_names,
+            score=None,
+            scores={},
+            rationale="",
+            agent_name=view.agent_name,
+            cut=view.cut,
+            origin=view.origin,
+            excerpt=view.excerpt,
+            not_evaluated=CONTEXT_OVERFLOW,
+        )
 
     @staticmethod
     def _detail(view: StepView, score: float | None, outcome: JudgeOutcome) -> StepDetail:

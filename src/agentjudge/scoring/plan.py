@@ -11,7 +11,9 @@ task, one request for that task's criteria. Every request carries `judge_tempera
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from agentjudge.judge.request import JudgeRequest, Message
 from agentjudge.judge.samples import sample_requests
@@ -36,7 +38,7 @@ from agentjudge.scoring.small_prompt import (
     small_system_prompt,
     small_user_prompt,
 )
-from agentjudge.scoring.steps import STEP_CHARS, NodeSteps, StepView
+from agentjudge.scoring.steps import STEP_CHARS, NodeSteps, StepView, render, text_chars
 
 DERIVE_MAX_TOKENS = 800  # a rubric of a few criteria, with their descriptions
 # a binary answer: `true` or `false` alone (one token), or a JSON array of them
@@ -44,15 +46,36 @@ BINARY_MAX_TOKENS = 1
 PICK_MAX_TOKENS = 1  # a category's number
 
 
+# Of a step's texts, the fewest characters a prompt fitted to a small context shows (below
+# it the step is not shown at all: `context_overflow`)
+MIN_STEP_CHARS = 400
+SHRINK = 0.9  # a step cut to fit keeps this much less than its share, each try
+FIT_TRIES = 8  # renderings of a step to ever smaller budgets, at most
+CONTEXT_OVERFLOW = "context_overflow"  # a step whose prompt does not fit even cut down
+
+
+@dataclass(frozen=True, slots=True)
+class PromptBudget:
+    """How many input tokens a step's request may take (the judge's context window, less
+    what its answer may take and a margin), and how a message's tokens are counted."""
+
+    tokens: int
+    count: Callable[[str], int]
+
+
 @dataclass(frozen=True, slots=True)
 class PlannedStep:
     """A scored step, its request, and which of the node's steps its context shows;
-    `samples` are its requests to send (`request` first, then its repeated samples)."""
+    `samples` are its requests to send (`request` first, then its repeated samples).
+    `index` is its place among the node's steps; `left_out`, the earlier steps its window
+    would show that were left out to fit the judge's context (see `PromptBudget`)."""
 
     view: StepView
     request: JudgeRequest
     context: tuple[int, ...]
     samples: tuple[JudgeRequest, ...]
+    index: int = 0
+    left_out: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +92,9 @@ class NodePlan:
     temperature: float = 0.0
     samples: int = 1
     small: bool = False  # the embedded judge's prompts (see small_prompt.py)
+    # steps to score whose prompt does not fit the judge's context even cut down, with
+    # their places among the node's steps: never sent, never scored (`context_overflow`)
+    overflow: tuple[tuple[int, StepView], ...] = ()
 
     def category_request(self, index: int, score: float) -> JudgeRequest:
         """The request for the failure category of the `index`-th planned step, which
@@ -115,8 +141,8 @@ def step_chars(judge: str) -> int:
 
 def step_prompt_version(judge: str, shape: AnswerShape) -> str:
     """The version of the step prompt `judge` is asked with and the answer `shape` asked
-    for (the results' `atif_prompt_version`): `agentjudge-atif-v4+score`, one score per
-    step, or `agentjudge-atif-v4+scores`, one per criterion."""
+    for (the results' `atif_prompt_version`): `agentjudge-atif-v5+score`, one score per
+    step, or `agentjudge-atif-v5+scores`, one per criterion."""
     version = SMALL_PROMPT_VERSION if small_prompt_for(judge) else PROMPT_VERSION
     return f"{version}+{shape}"
 
@@ -128,6 +154,8 @@ def plan_node(
     criteria: Criteria,
     config: ScoreConfig,
     system: str | None = None,
+    cache_group: str = "",
+    budget: PromptBudget | None = None,
 ) -> NodePlan:
     """The step requests of a node, in step order. Copied-context steps (and, with
     `scored_frames=agent`, steps of other sources) are shown as context, never scored.
@@ -135,7 +163,10 @@ def plan_node(
     keeps it for many nodes. The embedded judge is asked whether each step is correct (see
     small_prompt.py).
     A request names the rubric's criteria (`JudgeRequest.criteria`: an answer of one score
-    per criterion) only when `criteria.answer_shape` asks for `scores`."""
+    per criterion) only when `criteria.answer_shape` asks for `scores`. Every request
+    carries `cache_group` (see `trajectory_cache_group`): the steps of a node share their
+    prompt's prefix. With a `budget`, a prompt that does not fit it is fitted (see
+    `_fitted`); a step that cannot be is left in `NodePlan.overflow`."""
     small = small_prompt_for(config.judge)
     shape = criteria.answer_shape
     system = step_system(rubric, config.judge, shape) if system is None else system
@@ -147,12 +178,15 @@ def plan_node(
     quoted = tuple(quote_context(v.data) for v in found.steps)
     lines = tuple(context_line(v.data) for v in found.steps) if small else quoted
     planned: list[PlannedStep] = []
+    overflow: list[tuple[int, StepView]] = []
     shared = total = 0
     previous = ""
+    floor = 0  # where a window fitted to the budget starts: its later steps keep it
     for index, view in enumerate(found.steps):
         if view.is_context or (config.scored_frames == "agent" and view.source != "agent"):
             continue
-        start = max(0, (index // block - 1) * block)
+        window = max(0, (index // block - 1) * block)
+        start = max(window, floor)
         if small:
             context = list(lines[start:index])
             user = small_user_prompt(task, reference, context, view.data, view.cut)
@@ -165,19 +199,40 @@ def plan_node(
                 criteria=names,
             )
         else:
-            context = list(quoted[start:index])
-            user = user_prompt(task, reference, context, quote(view.data), view.cut)
+
+            def ask(
+                first: int, shown: StepView, window: int = window, index: int = index
+            ) -> Message:
+                lines = list(quoted[first:index])
+                return user_prompt(
+                    task, reference, lines, quote(shown.data), shown.cut, first - window
+                )
+
+            if budget is None:
+                asked = ask(start, view)
+            else:
+                fitted = _fitted(
+                    budget, budget.tokens - budget.count(system), ask, quoted, start, index, view
+                )
+                if fitted is None:
+                    overflow.append((index, view))
+                    continue
+                start, view, asked = fitted
+                floor = start
+            user = asked.content
             request = JudgeRequest(
-                (Message("system", system), Message("user", user)),
+                (Message("system", system), asked),
                 PROMPT_VERSION,
                 temperature=config.judge_temperature,
                 criteria=names,
+                cache_group=cache_group,
             )
         shared += len(system) + (common_prefix_chars(previous, user) if previous else 0)
         total += len(system) + len(user)
         previous = user
         samples = sample_requests(request, config.samples)
-        planned.append(PlannedStep(view, request, tuple(range(start, index)), samples))
+        context_steps = tuple(range(start, index))
+        planned.append(PlannedStep(view, request, context_steps, samples, index, start - window))
     return NodePlan(
         tuple(planned),
         task,
@@ -187,7 +242,62 @@ def plan_node(
         config.judge_temperature,
         config.samples,
         small,
+        tuple(overflow),
     )
+
+
+def _fitted(
+    budget: PromptBudget,
+    room: int,
+    ask: Callable[[int, StepView], Message],
+    quoted: tuple[str, ...],
+    start: int,
+    index: int,
+    view: StepView,
+) -> tuple[int, StepView, Message] | None:
+    """The step's prompt fitted to `room` tokens for its user message: as planned if it
+    fits; else its earlier steps windowed first (the latest kept, in half the room the step
+    leaves, so the steps after it grow the same window again before it moves); else, with
+    no context, the step itself cut further, as steps.render cuts (a marker says how much
+    the judge sees). None: it does not fit even cut to MIN_STEP_CHARS."""
+    asked = ask(start, view)
+    if budget.count(asked.content) <= room:
+        return start, view, asked
+    alone = ask(index, view)
+    spare = room - budget.count(alone.content)
+    if spare >= 0:
+        first, used = index, 0
+        while first > start and used + budget.count(quoted[first - 1]) <= spare // 2:
+            first -= 1
+            used += budget.count(quoted[first])
+        return first, view, ask(first, view)
+    if view.step is None:
+        return None
+    limit = min(text_chars(view.step), STEP_CHARS)
+    for _ in range(FIT_TRIES):
+        total = budget.count(alone.content)
+        if total <= room:
+            return index, view, alone
+        # the step's texts shrink in proportion to what of the message is over (its
+        # markers and the rest do not), a little further each try
+        own = budget.count(quote(view.data))
+        target = own - (total - room)
+        if target <= 0:
+            return None
+        limit = int(limit * target / own * SHRINK)
+        if limit < MIN_STEP_CHARS:
+            return None
+        data, cut = render(view.step, limit)
+        view = replace(view, data=data, cut=cut)
+        alone = ask(index, view)
+    return (index, view, alone) if budget.count(alone.content) <= room else None
+
+
+def trajectory_cache_group(node_id: str) -> str:
+    """The name a provider's prompt cache routes a node's requests by (OpenAI's
+    `prompt_cache_key`): stable across runs, different for each node, and a digest, so no
+    file name is sent."""
+    return "agentjudge-" + hashlib.sha256(node_id.encode()).hexdigest()[:32]
 
 
 def derive_request(task: str, temperature: float = 0.0) -> JudgeRequest:

@@ -2,9 +2,11 @@
 
 Layout: the system message (instructions and criteria) is the same for every step of a
 job; the user message starts with the task, then the earlier steps of the current context
-block, then the step. Steps of one block therefore share a long common prefix, which
-providers cache. Trajectory content is always JSON-encoded inside tags: quoted data, in
-which no character can close a tag (see `quote`).
+window, one a line, then the step. The part before the step is a growing prefix: within a
+window, step k's prompt starts with everything step k-1's showed before its step, so a
+provider's prompt cache serves it (docs/judge.md, "Prompt caching"). Trajectory content is
+always JSON-encoded inside tags: quoted data, in which no character can close a tag (see
+`quote`).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from typing import Any
 
 import orjson
 
+from agentjudge.judge.request import Message
 from agentjudge.scoring.criteria import AnswerShape, Rubric
 from agentjudge.scoring.steps import StepCut
 
-PROMPT_VERSION = "agentjudge-atif-v4"  # v4: the rule reads the step as a model does; a long
-# step is shown whole up to its budget, then cut around a marker the instructions explain
+PROMPT_VERSION = "agentjudge-atif-v5"  # v5: the context is a prefix that grows step by
+# step (an empty one is opened like a full one), so a provider caches it; v4: the rule
+# reads the step as a model does; a long step is cut around a marker the instructions explain
 COMPACT_CHARS = 300  # per text field of a context step
 MAX_CONTEXT_OBSERVATIONS = 2
 
@@ -31,7 +35,7 @@ def _template(name: str) -> Template:
     return Template(resources.files("agentjudge.scoring").joinpath("prompts", name).read_text())
 
 
-STEP_TEMPLATE = _template("step.v3.txt")
+STEP_TEMPLATE = _template("step.v4.txt")
 CATEGORIZE_SYSTEM = _template("categorize.v1.txt").substitute()
 DERIVE_SYSTEM = _template("derive.v1.txt").substitute()
 DECISIVE_SYSTEM = _template("decisive.v1.txt").substitute()
@@ -190,23 +194,51 @@ def system_prompt(rubric: Rubric, shape: AnswerShape) -> str:
     return STEP_TEMPLATE.substitute(criteria=criteria, answer_format=answer)
 
 
+def left_out_note(steps: int) -> str:
+    """Said after a step whose earlier steps were left out of its context to fit the
+    judge's context window (plan.py, `PromptBudget`). No tag is named: each occurs once."""
+    return (
+        f"{steps:,} earlier steps of the run are not shown before this one: they do not fit "
+        "in your context. Judge the step on what you see; do not count what you cannot see "
+        "as a failure of the step."
+    )
+
+
 def user_prompt(
-    task: str, reference: str | None, context: list[str], step: str, cut: StepCut | None = None
-) -> str:
-    """Task, reference, context and step, each already quoted (see `quote`, `quote_context`),
-    then the rule; and, before it, what of the step was `cut`, and what a rule found in the
-    step, when it speaks to its evaluator."""
-    parts = [f"<task>{task}</task>"]
+    task: str,
+    reference: str | None,
+    context: list[str],
+    step: str,
+    cut: StepCut | None = None,
+    left_out: int = 0,
+) -> Message:
+    """The user message: task, reference, context and step, each already quoted (see
+    `quote`, `quote_context`), then the rule; and, before it, what of the step was `cut`,
+    and what a rule found in the step, when it speaks to its evaluator; and how many
+    earlier steps were `left_out` of the context to fit the judge's context window.
+
+    Its `cache_points` mark the end of the opening (task, reference, `<context>`) and of
+    each context step: the text up to the last of them is the prefix the next step's prompt
+    repeats."""
+    opening = f"<task>{task}</task>\n"
     if reference is not None:
-        parts.append(f"<reference>{reference}</reference>")
-    parts.append(_context(context))
-    parts.append(f"<step>{step}</step>")
+        opening += f"<reference>{reference}</reference>\n"
+    opening += "<context>\n"
+    parts = [opening]
+    points = [len(opening)]
+    for line in context:
+        parts.append(line + "\n")
+        points.append(points[-1] + len(line) + 1)
+    tail = [f"</context>\n<step>{step}</step>"]
     if cut is not None:
-        parts.append(cut_note(cut))
+        tail.append(cut_note(cut))
+    if left_out:
+        tail.append(left_out_note(left_out))
     if addresses_evaluator(step):
-        parts.append(EVALUATOR_TEXT_FOUND)
-    parts.append(AFTER_THE_DATA)
-    return "\n".join(parts)
+        tail.append(EVALUATOR_TEXT_FOUND)
+    tail.append(AFTER_THE_DATA)
+    parts.append("\n".join(tail))
+    return Message("user", "".join(parts), tuple(points))
 
 
 def category_prompt(

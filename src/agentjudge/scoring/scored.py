@@ -38,6 +38,10 @@ class StepDetail:
     cut: StepCut | None = None  # what the judge was not shown of a step too long to show whole
     origin: dict[str, Any] | None = None  # where a trace recorded it (`extra.source`)
     excerpt: str = ""  # the start of the step's own text, on one line (steps.excerpt)
+    # why a step to score was not judged: `context_overflow`, its prompt does not fit the
+    # judge's context even cut down (no score, never 0)
+    not_evaluated: str | None = None
+    left_out: int = 0  # earlier steps left out of its context to fit the judge's context
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,8 @@ class StepView:
     # where a step read from a trace file was recorded (`extra.source`: trace and span ids)
     origin: dict[str, Any] | None = None
     excerpt: str = ""  # the step's own text, short and on one line (`excerpt`)
+    # the step as read, for a prompt that must show less of it (plan.py, `PromptBudget`)
+    step: Step | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +102,7 @@ def node_steps(node: Node, files: FileCache, budget: int = STEP_CHARS) -> NodeSt
                     cut=cut,
                     origin=_origin(step),
                     excerpt=excerpt(step),
+                    step=step,
                 )
             )
     return NodeSteps(tuple(views), task, reference_id)
@@ -111,13 +114,8 @@ def render(step: Step, budget: int = STEP_CHARS) -> tuple[dict[str, Any], StepCu
     equal share of the budget, each keeping its start and its end (a step's last action,
     after pages of output, is what matters most) around a marker that says how much is not
     shown."""
-    message = _content_text(step.message)
-    reasoning = step.reasoning_content or ""
-    arguments = [
-        json.dumps(c.arguments, ensure_ascii=False, default=str) for c in step.tool_calls or ()
-    ]
+    message, reasoning, arguments, results = _texts(step)
     observation = step.observation
-    results = [_content_text(r.content) for r in observation.results] if observation else []
     lengths = [len(t) for t in (message, reasoning, *arguments, *results)]
     share = fair_share(lengths, budget)
     out: dict[str, Any] = {"step_id": step.step_id, "source": step.source}
@@ -140,6 +138,23 @@ def render(step: Step, budget: int = STEP_CHARS) -> tuple[dict[str, Any], StepCu
     shown = sum(min(length, share) for length in lengths)
     hidden = sum(lengths) - shown
     return out, StepCut(shown, hidden) if hidden else None
+
+
+def text_chars(step: Step) -> int:
+    """How many characters of texts `step` holds, as `render` weighs them against its
+    budget (a budget this large shows them whole)."""
+    message, reasoning, arguments, results = _texts(step)
+    return len(message) + len(reasoning) + sum(map(len, arguments)) + sum(map(len, results))
+
+
+def _texts(step: Step) -> tuple[str, str, list[str], list[str]]:
+    """A step's texts a judge is shown: message, reasoning, tool arguments, tool results."""
+    arguments = [
+        json.dumps(c.arguments, ensure_ascii=False, default=str) for c in step.tool_calls or ()
+    ]
+    observation = step.observation
+    results = [_content_text(r.content) for r in observation.results] if observation else []
+    return _content_text(step.message), step.reasoning_content or "", arguments, results
 
 
 def fair_share(lengths: list[int], budget: int) -> int:

@@ -7,6 +7,15 @@ system role), and the JSON answer comes from a tool the model is made to call
 `input_schema`. Errors are `{"type": "error", "error": {"type", "message"}}`; 529
 (overloaded) is retried like a 5xx. Models that refuse a temperature (Opus 4.7 and later)
 are sent none once they have said so.
+
+Prompt caching, as documented (docs/judge.md, "Prompt caching"): a message whose text
+marks the prefixes later requests repeat (`Message.cache_points`) is sent as text blocks
+cut there, and `cache_control` breakpoints go on at most four of them, only where the
+prefix (tools, system, messages, in that order) reaches the model's minimum cacheable
+length: the end of the system prompt, the end of the opening every step of a trajectory
+shares, and the end of the growing prefix. The API looks for an earlier request's entry at
+every block boundary up to 20 blocks before a breakpoint, so each step finds the one the
+step before it wrote.
 """
 
 from __future__ import annotations
@@ -32,12 +41,37 @@ ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 TOOL = "record_verdict"
 AnswerMode = Literal["tool", "prompt"]
+MAX_BREAKPOINTS = 4  # `cache_control` blocks a request may carry
+CHARS_PER_TOKEN = 4  # a prefix's tokens, estimated low: a breakpoint is never under the minimum
+EPHEMERAL = {"type": "ephemeral"}
+# The minimum cacheable prompt length, by model (Anthropic's prompt caching page): a
+# shorter prefix is not cached, whatever it is marked. Names are matched by their start;
+# a model not listed gets the most common minimum.
+MIN_CACHEABLE_TOKENS = (
+    ("claude-opus-4-5", 4096),
+    ("claude-opus-4-6", 4096),
+    ("claude-haiku-4-5", 4096),
+    ("claude-opus-4-7", 2048),
+    ("claude-3-5-haiku", 2048),
+    ("claude-3-haiku", 2048),
+)
+DEFAULT_MIN_CACHEABLE_TOKENS = 1024  # Sonnet 4.x, Opus 4 and 4.1, Sonnet 3.7
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The shortest prefix, in tokens, that `model` caches."""
+    name = model.lower().rsplit("/", 1)[-1]
+    for prefix, tokens in MIN_CACHEABLE_TOKENS:
+        if name.startswith(prefix):
+            return tokens
+    return DEFAULT_MIN_CACHEABLE_TOKENS
 
 
 class Anthropic(Provider):
     """Claude models through the Messages API."""
 
     name: str = "anthropic"
+    prompt_cache = True
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None) -> None:
         base = base_url.rstrip("/")
@@ -74,9 +108,51 @@ class Anthropic(Provider):
         if self.mode == "tool":
             body["tools"] = self._tool(request)
             body["tool_choice"] = {"type": "tool", "name": TOOL}
+        if any(m.cache_points for m in request.messages):
+            self._mark_cache(body, request)
         built = post_json(self._url, self._headers, body)
         built.extensions[FORM] = self._form()
         return built
+
+    def _mark_cache(self, body: dict[str, Any], request: JudgeRequest) -> None:
+        """Put breakpoints at the end of the system prompt, of the first marked prefix and
+        of the last one, where each reaches the model's minimum, cutting the messages into
+        text blocks at their marks (see the module's docstring). A request with no prefix
+        that long is sent as it was."""
+        minimum = min_cacheable_tokens(self.model) * CHARS_PER_TOKEN
+        # the prefix's characters so far: tools come first, then the system prompt
+        chars = len(orjson.dumps(body["tools"])) if "tools" in body else 0
+        chars += len(body.get("system", ""))
+        system_marked = "system" in body and chars >= minimum
+        contents: list[list[dict[str, Any]] | None] = []
+        marked: list[tuple[int, dict[str, Any]]] = []  # (the prefix's characters, its block)
+        asked = [m for m in request.messages if m.role != "system"]
+        for message in asked:
+            if not message.cache_points:
+                contents.append(None)
+                chars += len(message.content)
+                continue
+            blocks: list[dict[str, Any]] = []
+            start = 0
+            for point in message.cache_points:
+                if point > start:
+                    blocks.append({"type": "text", "text": message.content[start:point]})
+                    marked.append((chars + point, blocks[-1]))
+                start = point
+            if start < len(message.content):  # what changes from one request to the next
+                blocks.append({"type": "text", "text": message.content[start:]})
+            contents.append(blocks)
+            chars += len(message.content)
+        chosen = {id(b): b for prefix, b in marked[:1] + marked[-1:] if prefix >= minimum}
+        if not chosen and not system_marked:
+            return
+        if system_marked:
+            body["system"] = [{"type": "text", "text": body["system"], "cache_control": EPHEMERAL}]
+        for block in list(chosen.values())[: MAX_BREAKPOINTS - system_marked]:
+            block["cache_control"] = EPHEMERAL
+        for sent, blocks_of in zip(body["messages"], contents, strict=True):
+            if blocks_of is not None:
+                sent["content"] = blocks_of
 
     def _tool(self, request: JudgeRequest) -> list[dict[str, Any]]:
         key = (request.answer, request.criteria)

@@ -72,6 +72,9 @@ class Provider:
     # the server keeps only the last prompt it read, and reads again all of the next one
     # after the start the two share (llama.cpp's): calls go in prefix order, not FIFO
     keeps_last_prompt: ClassVar[bool] = False
+    # the API caches the prompts' shared prefixes (on its own or where a request marks
+    # them): a node's first call goes ahead of the others, which then find it cached
+    prompt_cache: ClassVar[bool] = False
     min_timeout: float | None = None  # seconds a call may need, whatever the job's timeout
 
     def __init__(self, model: str, endpoint: str, api_key: str | None = None) -> None:
@@ -104,6 +107,11 @@ class Provider:
         """The judge's own count of a request's input tokens, and a name for it, when this
         provider knows its model's tokenizer; None when it does not (plans estimate)."""
         return None
+
+    def answer_tokens(self, max_tokens: int) -> int:
+        """How much of the model's context a call asking for `max_tokens` leaves to its
+        answer (a reasoning model's thinking too): a prompt must fit in the rest."""
+        return max_tokens
 
     def build(self, request: JudgeRequest) -> httpx.Request:
         raise NotImplementedError

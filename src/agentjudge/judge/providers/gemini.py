@@ -24,6 +24,7 @@ class Gemini(OpenAICompatible):
     """Gemini's OpenAI-compatible chat completions."""
 
     name: str = "gemini"
+    prompt_cache = True  # implicit caching of repeated prefixes (usage's cached tokens)
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
 
     def known_model(self) -> None:

@@ -15,11 +15,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import httpx
 
+from agentjudge.judge.providers.base import FORM
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible, ResponseMode
+from agentjudge.judge.request import JudgeRequest
 
 OPENAI_URL = "https://api.openai.com/v1"
 AZURE_API_VERSION = "2024-10-21"  # the latest GA version, with structured outputs
@@ -39,10 +41,29 @@ class OpenAI(OpenAICompatible):
 
     name: str = "openai"
     modes: ClassVar[tuple[ResponseMode, ...]] = ("json_schema", "json_object", "prompt")
+    prompt_cache = True
+    send_cache_key = True  # until a server refuses the field (an older Azure API version)
 
     def known_model(self) -> None:
         if is_reasoning_model(self.model):
             self.reasoning_model()
+
+    def _form(self) -> tuple[object, ...]:
+        return (*super()._form(), self.send_cache_key)
+
+    def extend(self, body: dict[str, Any], request: JudgeRequest) -> None:
+        # the steps of one trajectory share a prefix: the same `prompt_cache_key` routes
+        # them to the machines that hold it (docs/judge.md, "Prompt caching")
+        if request.cache_group and self.send_cache_key:
+            body["prompt_cache_key"] = request.cache_group
+
+    def adapt(self, status: int, message: str, refused: httpx.Request) -> str | None:
+        if status == 400 and self.send_cache_key and "prompt_cache_key" in message:
+            if refused.extensions.get(FORM) != self._form():
+                return ""
+            self.send_cache_key = False
+            return "the server takes no prompt_cache_key: the steps are sent without one"
+        return super().adapt(status, message, refused)
 
 
 class AzureOpenAI(OpenAI):

@@ -146,7 +146,7 @@ class OpenAICompatible(Provider):
                 {"role": role if m.role == "system" else m.role, "content": m.content}
                 for m in request.messages
             ],
-            self.token_field: request.max_tokens + (REASONING_TOKENS if self.reasoning else 0),
+            self.token_field: self.answer_tokens(request.max_tokens),
         }
         if self.send_temperature:
             body["temperature"] = request.temperature
@@ -158,9 +158,16 @@ class OpenAICompatible(Provider):
         if request.answer in ("binary", "category_pick"):  # weighed by the judge's probabilities
             body["logprobs"] = True
             body["top_logprobs"] = BINARY_TOP_LOGPROBS
+        self.extend(body, request)
         built = post_json(self._url, self._headers, body)
         built.extensions[FORM] = self._form()
         return built
+
+    def answer_tokens(self, max_tokens: int) -> int:
+        return max_tokens + (REASONING_TOKENS if self.reasoning else 0)
+
+    def extend(self, body: dict[str, Any], request: JudgeRequest) -> None:
+        """Add to a request's `body` what only this provider's API takes (nothing here)."""
 
     def response_format(self, request: JudgeRequest) -> dict[str, Any] | None:
         """The `response_format` of the current mode (None: the prompt alone asks)."""

@@ -5,9 +5,13 @@ for structured answers."""
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Iterable
 from typing import Any
 
+from agentjudge.judge.providers.anthropic import min_cacheable_tokens
 from agentjudge.testing.mimic.base import Dialect, Refusal, Route, completion_tokens, text_of
+from agentjudge.testing.mimic.prompt_cache import MAX_BREAKPOINTS, BreakpointCache
 from agentjudge.testing.scripted import Answer, Prompt
 
 KNOWN = frozenset(
@@ -56,6 +60,15 @@ class Anthropic(Dialect):
     base_path = ""
     routes = (Route("POST", "/v1/messages", "chat"),)
 
+    def __init__(
+        self,
+        api_key: str | None = None,
+        reasoning_models: Iterable[str] = (),
+        models: Iterable[str] | None = None,
+    ) -> None:
+        super().__init__(api_key, reasoning_models, models)
+        self.cache = BreakpointCache()  # what `cache_control` asked it to keep
+
     def check_access(
         self, path: str, query: dict[str, str], headers: dict[str, str]
     ) -> Refusal | None:
@@ -95,7 +108,20 @@ class Anthropic(Dialect):
             or self._check_messages(body["messages"])
             or self._check_tools(body)
             or self._check_thinking(body)
+            or self._check_cache_control(body)
         )
+
+    def _check_cache_control(self, body: dict[str, Any]) -> Refusal | None:
+        marks = [block["cache_control"] for block in _blocks(body) if "cache_control" in block]
+        for mark in marks:
+            if not isinstance(mark, dict) or mark.get("type") != "ephemeral":
+                return self.invalid("cache_control.type: Input should be 'ephemeral'")
+        if len(marks) > MAX_BREAKPOINTS:
+            return self.invalid(
+                f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
+                f"Found {len(marks)}."
+            )
+        return None
 
     def _check_system(self, system: Any) -> Refusal | None:
         if system is None or isinstance(system, str):
@@ -232,12 +258,21 @@ class Anthropic(Dialect):
             "content": content,
             "stop_reason": stop_reason,
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": prompt.tokens(),
-                "output_tokens": output_tokens,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-            },
+            "usage": self._usage(prompt, body, output_tokens),
+        }
+
+    def _usage(self, prompt: Prompt, body: dict[str, Any], output_tokens: int) -> dict[str, Any]:
+        # `input_tokens` is what follows the last cache breakpoint: the cache's reads and
+        # writes are counted apart, and only where `cache_control` asked for them
+        blocks = [(block.get("text", ""), "cache_control" in block) for block in _blocks(body)]
+        tools = json.dumps(body.get("tools"), sort_keys=True)
+        minimum = min_cacheable_tokens(prompt.model)
+        read, written = self.cache.use(prompt.model, tools, blocks, minimum)
+        return {
+            "input_tokens": max(1, prompt.tokens() - read - written),
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": read,
         }
 
     def no_such_model(self, model: str) -> Refusal:
@@ -261,6 +296,26 @@ class Anthropic(Dialect):
     def invalid(self, message: str) -> Refusal:
         """An `invalid_request_error`."""
         return self.error(400, message)
+
+
+def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request's cacheable blocks in the order the cache reads them: the tools (as one,
+    marked if any is), the system prompt's blocks, the messages' content blocks."""
+    tools = body.get("tools") or []
+    marked = [t["cache_control"] for t in tools if isinstance(t, dict) and "cache_control" in t]
+    out: list[dict[str, Any]] = [{"cache_control": marked[-1]} if marked else {}]
+    system = body.get("system")
+    if isinstance(system, str):
+        out.append({"type": "text", "text": system})
+    elif isinstance(system, list):
+        out += system
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            out.append({"type": "text", "text": content})
+        elif isinstance(content, list):
+            out += [block for block in content if isinstance(block, dict)]
+    return out
 
 
 def _is_text_block(block: Any) -> bool:

@@ -42,3 +42,48 @@ class PromptCache:
             self._starts.add(key)
             tokens += STEP_TOKENS
         return cached
+
+
+# Anthropic's cache, as documented: nothing is cached unless a block carries
+# `cache_control`; the prefix up to such a breakpoint (tools, system, messages, in that
+# order) is written when it reaches the model's minimum, and a request reads the longest
+# entry found at a block boundary up to LOOKBACK_BLOCKS before one of its breakpoints.
+LOOKBACK_BLOCKS = 20
+MAX_BREAKPOINTS = 4
+
+
+class BreakpointCache:
+    """The prefixes written at breakpoints, by model and tools; `use` counts a request's
+    cache reads and writes (in the mimics' tokens) and keeps what it wrote."""
+
+    def __init__(self) -> None:
+        self._entries: set[bytes] = set()
+
+    def use(
+        self, model: str, tools: str, blocks: list[tuple[str, bool]], minimum: int
+    ) -> tuple[int, int]:
+        """(read, written) tokens of a request of `blocks` (text, marked), in order."""
+        marks = [i for i, (_, marked) in enumerate(blocks) if marked]
+        if not marks:
+            return 0, 0
+        digest = hashlib.sha256(f"{model}\0{tools}\0".encode())
+        keys: list[bytes] = []
+        tokens: list[int] = []
+        chars = 0
+        for text, _ in blocks:
+            digest.update(text.encode())
+            chars += len(text)
+            keys.append(digest.copy().digest())
+            tokens.append(chars // CHARS_PER_TOKEN)
+        read = 0
+        for mark in marks:
+            for i in range(mark, max(-1, mark - LOOKBACK_BLOCKS), -1):
+                if keys[i] in self._entries:
+                    read = max(read, tokens[i])
+                    break
+        written = 0
+        for mark in marks:
+            if tokens[mark] >= minimum and tokens[mark] > read:
+                written = tokens[mark] - read
+                self._entries.add(keys[mark])
+        return read, written
