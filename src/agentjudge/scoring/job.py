@@ -332,8 +332,10 @@ class ScoringJob:
         k = self.config.samples
         requests = [r for p in plan.steps for r in p.samples]
         # a judge that caches prompts gets the node's first call alone, then the others:
-        # they find the prefix they share with it (the task, at least) already cached
-        lead = self.client.provider.prompt_cache
+        # they find the prefix they share with it (the task, at least) already cached. Not
+        # in batch mode: a batch is answered in no set order, and waiting for one to end
+        # before sending the next would double the wait for a cache hit it cannot promise
+        lead = self.client.provider.prompt_cache and self.client.batcher is None
         outcomes = await self._judge_all(requests, per_step(grant.settle, k), lead=lead)
         details: list[StepDetail] = []
         scores: list[float] = []
