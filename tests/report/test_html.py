@@ -192,7 +192,7 @@ def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
         "agent": "agent 1", "model": "m", "file": "/runs/a/trajectory.json",
         "status": "scored", "reason": None, "score": 0.6, "own": 0.5, "passed": False,
         "complete": False, "steps": 5, "subagents": 3, "omitted": 1, "failures": 1, "errors": 1,
-        "decisive": None, "decisive_absent": None,
+        "decisive": None, "decisive_absent": None, "cost": None,
     }  # fmt: skip
     assert (second["label"], second["status"], second["reason"]) == (
         "b/trajectory.json",
