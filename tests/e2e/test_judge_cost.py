@@ -5,6 +5,7 @@ the run (issue 37)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 
 from agentjudge.testing import JudgeServer
 from tests.atif.docs import doc, write
-from tests.e2e.test_judge_providers import KEY, Case, clean_env, run
+from tests.e2e.test_calibrate_cli import labelled_set
+from tests.e2e.test_judge_providers import KEY, PROJECT, Case, clean_env, run
 
 pytestmark = pytest.mark.timeout(120)
 GPT_5_MINI = Case("openai", "openai", "gpt-5-mini", "OPENAI_API_KEY")
@@ -144,3 +146,44 @@ def test_max_cost_stops_judging_once_spent_and_keeps_what_was_judged(tmp_path: P
     assert (b["nodes"][0]["status"], b["nodes"][0]["reason"]) == ("failed", "cost_cap")
     assert results["run_metadata"]["atif_complete"] is False
     assert results["status"] == "succeeded"
+
+
+def test_grade_prices_its_calls_with_the_same_flags(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    shutil.copytree(PROJECT, project)
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        env = {**clean_env(tmp_path, UNKNOWN), "JUDGE_BASE_URL": server.base_url}
+        argv: list[str | Path] = [
+            "grade", "--judge-provider", "openai", "--judge-model", UNKNOWN.model,
+            "--output", "out.json", "--price-in", "2", "--price-out", "8",
+        ]  # fmt: skip
+        done = run(argv, project, env)
+    assert done.returncode == 1, done.stderr  # the project has one failing case
+    document = json.loads((project / "out.json").read_text())
+    usage, cost = document["judge_usage"], document["judge_cost"]
+    plain = usage["input_tokens"] - usage["cache_read_tokens"]
+    # no cache price given: a cached token is billed as input
+    usd = (plain * 2 + usage["cache_read_tokens"] * 2 + usage["output_tokens"] * 8) / 1e6
+    assert cost["usd"] == pytest.approx(usd, abs=1e-6)
+    assert cost["model"] == UNKNOWN.model
+    assert f"judge cost: ${cost['usd']:.6f} ({UNKNOWN.model}, --price-* USD per million" in (
+        done.stdout
+    )
+
+
+def test_calibrate_records_and_says_what_its_scoring_cost(tmp_path: Path) -> None:
+    labels = labelled_set(tmp_path)
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        argv: list[str | Path] = [
+            "calibrate", labels, "--judge", "openai", "--judge-model", UNKNOWN.model,
+            "--judge-url", server.base_url, "--no-cache", "--price-in", "1", "--price-out", "4",
+            "-o", "report.json",
+        ]  # fmt: skip
+        done = run(argv, tmp_path, clean_env(tmp_path, UNKNOWN))
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    usage, cost = report["judge_usage"], report["judge_cost"]
+    assert cost["usd"] == pytest.approx(
+        (usage["input_tokens"] * 1 + usage["output_tokens"] * 4) / 1e6, abs=1e-6
+    )
+    assert f"judge cost: ${cost['usd']:.6f} ({UNKNOWN.model}, --price-* USD" in done.stdout

@@ -12,9 +12,9 @@ from collections import Counter
 from typing import Any
 
 from agentjudge.judge.taxonomy import CATEGORIES, UNCATEGORIZED
+from agentjudge.report.cost import cost_text
 from agentjudge.results.score import (
     CriteriaRecord,
-    JudgeCost,
     JudgeRecord,
     Metrics,
     MetricsInterval,
@@ -153,14 +153,7 @@ def _judge(judge: JudgeRecord) -> list[dict[str, Any]]:
     ]
     cards = [_card(label, key, judge.get(key), fmt) for label, key, fmt in rows]
     cost = judge.get("cost")  # none in a file written before runs were priced
-    return [*cards, _card("Cost", "cost", _cost(cost) if cost else None, "text")]
-
-
-def _cost(cost: JudgeCost) -> str:
-    """The run's cost with the model it was priced as, or why it has none."""
-    if cost["usd"] is None:
-        return f"no price: {cost['reason']}"
-    return f"${cost['usd']:.6f} ({cost['model']}, {cost['source']})"
+    return [*cards, _card("Cost", "cost", cost_text(cost) if cost else None, "text")]
 
 
 def _parameters(

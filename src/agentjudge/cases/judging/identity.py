@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from agentjudge.cases.judging.metric_result import MetricResult
 
 if TYPE_CHECKING:
+    from agentjudge.judge.price import Rates
     from agentjudge.judge.stats import ClientStats
+    from agentjudge.results.score import JudgeCost
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,7 @@ class JudgingOptions:
     use_store: bool  # read and write the verdict store
     store_path: str | None
     quiet: bool = False  # --quiet: no line on calls waiting out rate limits
+    rates: Rates | None = None  # the user's prices (--price-*), over the price database's
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +66,4 @@ class Judged:
     judge: JudgeIdentity
     stats: ClientStats | None = None  # None when no judge was called
     judge_note: str | None = None  # what the judge says of its own verdicts
+    cost: JudgeCost | None = None  # what the judge's calls cost; None when none was called
