@@ -23,9 +23,10 @@ such message asking its category; sent to the same mimic and priced without cach
 batch (the adapter asks for neither). Its one criteria derivation per job is left out.
 
 Prints one JSON object: per judge, each mode's calls, tokens by kind, USD, USD per 1,000
-steps and share of the contrib pattern's cost; whether every mode gave the same step
-scores (and the contrib pattern the same). Target (issue 37): batch_cache <= 25% of
-contrib_pattern with identical step scores.
+steps and share of the contrib pattern's cost; what `score --dry-run` foretold for the
+online run (`dry_run_foretold`: a bound, every answer at its full budget); whether every
+mode gave the same step scores (and the contrib pattern the same). Target (issue 37):
+batch_cache <= 25% of contrib_pattern with identical step scores.
 
     python bench/judge_cost.py [--trajectories 200] [--steps 25]
                                [--judges openai/gpt-5-mini,anthropic/claude-sonnet-4-5]
@@ -222,6 +223,26 @@ def score(
     return document
 
 
+def foretold(runs: Path, provider: str, model: str, url: str) -> dict[str, Any]:
+    """What `score --dry-run` foretold for the online run: its cost and expected cache use."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env[KEY_ENV[provider]] = KEY
+    command = [
+        sys.executable, "-m", "agentjudge", "score", str(runs), "--no-cache", "--dry-run",
+        "--json", "--judge", provider, "--judge-model", model, "--judge-url", url,
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        sys.exit(f"dry run failed ({done.returncode}): {done.stderr[-2000:]}")
+    plan = json.loads(done.stdout)
+    return {
+        "usd": plan["cost"]["usd"],
+        "at_most": plan["cost"]["at_most"],
+        "input_tokens_to_send": plan["input_tokens_to_send"],
+        "cache_read_tokens_expected": plan["cache_read_tokens_expected"],
+    }
+
+
 def step_scores(document: dict[str, Any]) -> list[float | None]:
     return [
         step["score"]
@@ -349,6 +370,7 @@ def bench_judge(judge: str, runs: Path, folder: Path, steps: int) -> dict[str, A
             }
             modes[mode.name] = {"usd": usd, "counters": counters}
             scores[mode.name] = step_scores(document)
+        plan = foretold(runs, provider, model, server.base_url)
         first = next(iter(runs_by_flags.values()))
         requests = contrib_requests(first, runs)
         stats, outcomes = asyncio.run(send_all(provider, model, server.base_url, requests))
@@ -375,6 +397,8 @@ def bench_judge(judge: str, runs: Path, folder: Path, steps: int) -> dict[str, A
         "priced_by": pricer.source,
         "rates_per_million": rates.__dict__,
         "modes": reported,
+        # the dry run's bound (every answer at its full budget; categorizations in at_most)
+        "dry_run_foretold": plan,
         "contrib_pattern": figures(
             contrib_usd,
             steps,
