@@ -16,7 +16,7 @@ from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
-from agentjudge.judge.price import Pricer
+from agentjudge.judge.price import Pricer, given_rates
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.session import JudgeSession
 from agentjudge.judge.store_path import default_store_path
@@ -27,6 +27,7 @@ from agentjudge.results.score import JudgeSetup, ScoreResults
 from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import Criteria, resolve_criteria
 from agentjudge.scoring.estimate import PlanFigures, TokenCounter, estimate_plan, judge_budget
+from agentjudge.scoring.foretell import foretell_cost
 from agentjudge.scoring.job import ScoringJob, load_roots
 from agentjudge.scoring.judge_provider import judge_provider, judge_settings
 from agentjudge.scoring.scored import JobResult
@@ -97,12 +98,13 @@ def score_trajectories(
     ):
         client = session.client(provider, meter)
         job = ScoringJob(config, criteria, client)
-        if config.max_input_tokens is not None or config.max_judge_requests is not None:
+        budgets = (config.max_input_tokens, config.max_judge_requests, config.max_cost)
+        if any(budget is not None for budget in budgets):
             stored = partial(session.stored, provider)
             figures = estimate_plan(
                 roots, config, criteria, stored, *counter(provider), budget=job.budget
             )
-            check_budgets(config, figures)
+            check_budgets(config, figures, client.pricer)
         if progress is not None:
             job.on_step = progress(roots, job.steps_to_judge(roots), client)
 
@@ -232,9 +234,21 @@ def counter(provider: Provider) -> tuple[TokenCounter, str] | tuple[()]:
     return provider.token_counter() or ()
 
 
-def check_budgets(config: ScoreConfig, figures: PlanFigures) -> None:
-    """`UsageError`, with the figures, when the plan exceeds `max_input_tokens` or
-    `max_judge_requests` (categorizations left out: they depend on scores)."""
+def job_pricer(config: ScoreConfig, api_key: str | None = None) -> Pricer:
+    """How the job's judge is priced: the user's prices (`price_*`), else the database's."""
+    provider = judge_provider(config, api_key)
+    rates = given_rates(
+        config.price_in, config.price_cache_read, config.price_cache_write, config.price_out
+    )
+    return Pricer(provider.name, provider.model, rates)
+
+
+def check_budgets(config: ScoreConfig, figures: PlanFigures, pricer: Pricer) -> None:
+    """`UsageError`, with the figures, when the plan exceeds `max_input_tokens`,
+    `max_judge_requests` or (foretold with `pricer`'s rates) `max_cost`; categorizations
+    left out: they depend on scores. `max_cost` with no price for the judge is refused."""
+    if config.max_cost is not None:
+        check_cost(config.max_cost, figures, pricer, batch=config.batch)
     tokens, calls = figures.input_tokens_to_send, figures.calls_to_send
     if config.max_input_tokens is not None and tokens > config.max_input_tokens:
         raise UsageError(
@@ -247,4 +261,23 @@ def check_budgets(config: ScoreConfig, figures: PlanFigures) -> None:
             f"the job would make {calls:,} judge calls (categorizations not counted), over "
             f"max_judge_requests={config.max_judge_requests:,}; raise it "
             "(--set max_judge_requests=N), or score fewer trajectories (see --dry-run)"
+        )
+
+
+def check_cost(max_cost: float, figures: PlanFigures, pricer: Pricer, batch: bool = False) -> None:
+    """`UsageError` when the plan's foretold cost is above `max_cost` (USD), or when the
+    judge has no price to foretell it with (a price is never guessed)."""
+    rates = pricer.rates()
+    if rates is None:
+        raise UsageError(
+            f"--max-cost needs a price for the judge, and {pricer.reason}; give your own "
+            "with --price-in and --price-out (USD per million tokens)"
+        )
+    foretold = foretell_cost(figures, rates, pricer.caches, batch=batch)
+    if foretold.usd > max_cost:
+        raise UsageError(
+            f"the job would cost about ${foretold.usd:,.4f} ({figures.calls_to_send:,} judge "
+            f"calls, every answer at its full length, categorizations not counted; "
+            f"{pricer.source}), over --max-cost {max_cost:g}; raise it, or score fewer "
+            "trajectories (see --dry-run)"
         )

@@ -55,13 +55,14 @@ def test_a_dry_run_sends_nothing_and_counts_the_calls_the_run_then_makes(
 
 def test_the_lines_of_a_dry_run(tmp_path: Path, server: JudgeServer) -> None:
     runs = tree(tmp_path)
-    done = score(runs, *judge_flags(server), "--dry-run", "--price-in", "1", cwd=tmp_path)
+    prices = ("--price-in", "1", "--price-out", "1")
+    done = score(runs, *judge_flags(server), "--dry-run", *prices, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "dry run, no judge call: 1 trajectories, 2 nodes (2 to judge)"
     assert lines[1].startswith("judge calls: 5 step scores (0 already in the verdict store)")
     assert "fitted to a BPE tokenizer" in lines[2]
-    assert lines[3].startswith("cost: ~$0.0")
+    assert lines[3].startswith("cost: at most $0.0")
     assert not (tmp_path / "agentjudge-results.json").exists()
     assert server.log == []
 

@@ -23,7 +23,7 @@ from tests.conftest import FIXTURES
 GOLDEN = FIXTURES / "graph-agents-cli" / "golden"
 VOLATILE = {"graded_at", "traces_files", "dataset_paths", "config", "warnings"}
 # keys agentjudge adds after graph-agents-cli's (it never renames or drops one)
-OURS = ["judge_usage", "metrics_interval", "schema"]
+OURS = ["judge_usage", "judge_cost", "metrics_interval", "schema"]
 
 
 def run_grade(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

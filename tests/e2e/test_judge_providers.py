@@ -198,6 +198,14 @@ def test_a_grade_job_with_each_provider(tmp_path: Path, case: Case) -> None:
     document = json.loads((project / "out.json").read_text())
     assert judge_scores(document) == PROJECT_JUDGE_SCORES
     assert document["judge"] == {"provider": case.provider, "model": case.model}
+    # priced as score prices (the preflight call is billed too), and said on the console
+    cost = document["judge_cost"]
+    assert (cost["usd"] is not None) == (case.provider in ("openai", "anthropic", "gemini"))
+    if cost["usd"] is not None:
+        assert cost["usd"] > 0
+        assert f"judge cost: ${cost['usd']:.6f} ({cost['model']}, genai-prices " in done.stdout
+    else:
+        assert f"judge cost: no price: {cost['reason']}" in done.stdout
     assert KEY not in (project / "out.json").read_text()
 
 

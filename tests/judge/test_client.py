@@ -10,6 +10,7 @@ import pytest
 
 from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
 from agentjudge.judge.defaults import SCORE_CALLS
+from agentjudge.judge.price import Rates
 from agentjudge.judge.providers import FakeJudge, OpenAICompatible
 from agentjudge.judge.request import Message
 from agentjudge.testing import JudgeServer, Script
@@ -254,3 +255,28 @@ def test_a_judge_that_keeps_its_last_prompt_gets_calls_in_prefix_order(
     asyncio.run(go())
     sent = [entry.body["messages"][-1]["content"] for entry in server.log]
     assert sent == expected
+
+
+def test_no_call_starts_once_the_calls_prices_reach_max_cost(server: JudgeServer) -> None:
+    # $1 a million input and output tokens: each call costs a few hundred millionths
+    rates = Rates(1.0, 1.0, 1.0, 1.0)
+    texts = [f"s{i} [[score=0.5]]" for i in range(5)]
+    (first, *_), priced = judge_all(server, texts[:1], rates=rates)  # type: ignore[arg-type]
+    one_call = priced.stats.cost_usd
+    assert first.verdict is not None
+    assert one_call > 0
+    server.log.clear()
+    outcomes, client = judge_all(
+        server,
+        texts,
+        rates=rates,  # type: ignore[arg-type]
+        max_cost_usd=2.5 * one_call,
+        concurrency=1,
+    )
+    # the third call is started at 2 calls' cost, below the cap; then it is reached
+    assert [o.error for o in outcomes] == [None, None, None, "cost_cap", "cost_cap"]
+    assert client.stats.calls == 3 == len(server.log)
+    assert outcomes[3].message == (
+        f"--max-cost {2.5 * one_call:g} USD reached "
+        f"(${client.stats.cost_usd:.6f} spent by the calls made)"
+    )

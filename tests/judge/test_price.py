@@ -7,7 +7,8 @@ from importlib.metadata import version
 
 import pytest
 
-from agentjudge.judge.price import Pricer
+from agentjudge.errors import UsageError
+from agentjudge.judge.price import Pricer, Rates, given_rates
 
 SOURCE = f"genai-prices {version('genai-prices')}"
 
@@ -65,3 +66,35 @@ def test_usage_the_database_finds_inconsistent_leaves_the_run_without_a_price() 
     cost = pricer.cost(0.5)
     assert cost["usd"] is None
     assert str(cost["reason"]).startswith("a call's usage could not be priced: ")
+
+
+def test_prices_of_ones_own_replace_the_database_and_price_a_model_it_does_not_know() -> None:
+    rates = given_rates(2.0, 0.5, 2.5, 8.0)
+    assert rates == Rates(2.0, 0.5, 2.5, 8.0)
+    pricer = Pricer("openai", "gpt-nobody-knows", rates)
+    assert pricer.reason is None
+    # 100k input, of which 40k read from the cache and 10k written to it, 1k output
+    assert pricer.price(100_000, 40_000, 10_000, 1_000) == pytest.approx(
+        (50_000 * 2.0 + 40_000 * 0.5 + 10_000 * 2.5 + 1_000 * 8.0) / 1e6
+    )
+    cost = pricer.cost(1.5)
+    assert (cost["usd"], cost["model"]) == (1.5, "gpt-nobody-knows")
+    assert cost["source"] == (
+        "--price-* USD per million tokens: input 2, cached read 0.5, cache write 2.5, output 8"
+    )
+    # a judge that is no priced API is priced too, when its prices are given
+    assert Pricer("local", "qwen", rates).price(1_000_000, 0, 0, 0) == pytest.approx(2.0)
+
+
+def test_a_cache_rate_left_out_is_the_input_rate_and_input_and_output_are_both_needed() -> None:
+    assert given_rates(None, None, None, None) is None
+    assert given_rates(3.0, None, None, 15.0) == Rates(3.0, 3.0, 3.0, 15.0)
+    for partial in ((3.0, None, None, None), (None, 0.3, None, 15.0)):
+        with pytest.raises(UsageError, match="needs --price-in and --price-out"):
+            given_rates(*partial)
+
+
+def test_the_rates_a_dry_run_foretells_with_are_the_database_s_base_tier() -> None:
+    assert Pricer("openai", "gpt-5-mini").rates() == Rates(0.25, 0.025, 0.25, 2.0)
+    assert Pricer("anthropic", "claude-sonnet-4-5").rates() == Rates(3.0, 0.3, 3.75, 15.0)
+    assert Pricer("openai", "gpt-nobody-knows").rates() is None

@@ -192,7 +192,7 @@ def test_score_view_shows_failed_unscored_and_omitted_nodes() -> None:
         "agent": "agent 1", "model": "m", "file": "/runs/a/trajectory.json",
         "status": "scored", "reason": None, "score": 0.6, "own": 0.5, "passed": False,
         "complete": False, "steps": 5, "subagents": 3, "omitted": 1, "failures": 1, "errors": 1,
-        "decisive": None, "decisive_absent": None,
+        "decisive": None, "decisive_absent": None, "cost": None,
     }  # fmt: skip
     assert (second["label"], second["status"], second["reason"]) == (
         "b/trajectory.json",
@@ -345,3 +345,18 @@ def test_a_step_too_long_to_show_whole_is_marked_cut_in_its_node() -> None:
         True, 8_000, 28_500,
     )  # fmt: skip
     assert "truncated" not in shown[1]  # a whole step carries no mark
+
+
+def test_a_priced_run_shows_each_root_s_cost_and_grade_its_judge_cost() -> None:
+    document = score_document()
+    document["trajectories"][0]["cost_usd"] = 0.0123
+    document["trajectories"][1]["cost_usd"] = 0.0
+    roots = score_view(document)["roots"]
+    assert [r["cost"] for r in roots] == [0.0123, 0.0]
+    graded = GRADE.check(copy.deepcopy(grade_document()), "r.json")
+    graded["judge_cost"] = {"usd": 0.25, "source": "genai-prices 0.2.3", "model": "gpt-5-mini",
+                            "reason": None}  # fmt: skip
+    info = {row["label"]: row["value"] for row in grade_view(graded)["info"]}
+    assert info["judge cost"] == "$0.250000 (gpt-5-mini, genai-prices 0.2.3)"
+    graded["judge_cost"] = None  # no judge called: no row
+    assert "judge cost" not in {row["label"] for row in grade_view(graded)["info"]}

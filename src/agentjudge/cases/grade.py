@@ -48,6 +48,7 @@ from agentjudge.cases.outcome.results_file import ResultsSpool, write_results
 from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, read_json
+from agentjudge.judge.price import given_rates
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.samples import MAX_SAMPLES, temperature_note
 from agentjudge.judge.store_path import default_store_path
@@ -97,6 +98,9 @@ class GradeOptions:
     bootstrap_seed: int = 0  # the rates' bootstrap intervals (reproducible)
     bootstrap_resamples: int = 1000
     reports: tuple[Named, ...] = ()  # --junit, --html: written after the results
+    # USD per million tokens (--price-in, --price-cache-read, --price-cache-write,
+    # --price-out): the user's prices, over the price database's
+    prices: tuple[float | None, float | None, float | None, float | None] = (None,) * 4
 
 
 @dataclass(slots=True)
@@ -415,6 +419,7 @@ def _document(
         "warnings": run_warnings.warnings(config, grades, fake_model, meta, judged.judge_note),
         "cases": [],
         "judge_usage": _usage(judged.stats),
+        "judge_cost": judged.cost,
         "metrics_interval": rate_intervals(
             grades, Bootstrap(options.bootstrap_seed, options.bootstrap_resamples)
         ),
@@ -452,4 +457,5 @@ def _judging(options: GradeOptions) -> JudgingOptions:
         options.batch,
         options.batch_poll_seconds,
         options.batch_fallback,
+        given_rates(*options.prices),
     )

@@ -29,8 +29,13 @@ from agentjudge.cli.options import (
     JudgeTemperature,
     JudgeUrl,
     LabelsFile,
+    MaxCost,
     MinKappa,
     NoCache,
+    PriceCacheRead,
+    PriceCacheWrite,
+    PriceIn,
+    PriceOut,
     ReviewLabelsFiles,
     Rubric,
     Samples,
@@ -42,7 +47,7 @@ from agentjudge.cli.options import (
     ScoringMode,
     Settings,
 )
-from agentjudge.cli.score import judge_flags
+from agentjudge.cli.score import judge_flags, price_flags
 from agentjudge.cli.settings import command_line_config
 from agentjudge.collisions import Named
 from agentjudge.errors import EXIT_INVALID, EXIT_JOB_FAILED, EXIT_OK, UsageError
@@ -80,6 +85,11 @@ def calibrate_command(
     rubric: Rubric = None,
     samples: Samples = None,
     temperature: JudgeTemperature = None,
+    price_in: PriceIn = None,
+    price_cache_read: PriceCacheRead = None,
+    price_cache_write: PriceCacheWrite = None,
+    price_out: PriceOut = None,
+    max_cost: MaxCost = None,
     quiet: ScoreQuiet = False,
     aliased: dict[str, str] | None = None,  # the old flags given (see cli/aliases.py)
 ) -> int:
@@ -112,6 +122,7 @@ def calibrate_command(
         "rubric": ("--rubric", rubric),
         "samples": ("--samples", samples),
         "judge_temperature": ("--temperature", temperature),
+        **price_flags(price_in, price_cache_read, price_cache_write, price_out, max_cost),
     }
     old = {key: (flag_of(CALIBRATE_ALIASES, key), value) for key, value in (aliased or {}).items()}
     if review_labels:
@@ -272,7 +283,11 @@ def run_calibration(
             "cache_hits": judge["cache_hits"],
             "input_tokens": judge["input_tokens"],
             "output_tokens": judge["output_tokens"],
+            "cache_read_tokens": judge.get("cache_read_tokens", 0),
+            "cache_write_tokens": judge.get("cache_write_tokens", 0),
+            "reasoning_tokens": judge.get("reasoning_tokens", 0),
         },
+        "judge_cost": judge.get("cost"),
     }
 
 

@@ -5,7 +5,8 @@ It accepts exactly the flags graph-agents-cli passes to an `eval.grade` override
 `--judge-provider` is `--judge`'s other spelling, hidden from --help), plus agentjudge's
 own (`--judge-call-timeout`, `--judge-ca-bundle`, `--junit`, `--html`, `--concurrency`,
 `--cache`, `--no-cache`, `--samples`, `--temperature`, `--fail-on-unstable`, `--quiet`,
-`--bootstrap-seed`, `--bootstrap-resamples`).
+`--bootstrap-seed`, `--bootstrap-resamples`, `--price-in`, `--price-cache-read`,
+`--price-cache-write`, `--price-out`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ from agentjudge.cli.options import (
     JudgeTimeout,
     Junit,
     NoCache,
+    PriceCacheRead,
+    PriceCacheWrite,
+    PriceIn,
+    PriceOut,
     Traces,
 )
 from agentjudge.collisions import Named
@@ -84,6 +89,10 @@ def grade_command(
     quiet: GradeQuiet = False,
     bootstrap_seed: BootstrapSeed = None,
     bootstrap_resamples: BootstrapResamples = None,
+    price_in: PriceIn = None,
+    price_cache_read: PriceCacheRead = None,
+    price_cache_write: PriceCacheWrite = None,
+    price_out: PriceOut = None,
     aliased: dict[str, str] | None = None,  # --judge-provider, graph-agents-cli's --judge
 ) -> int:
     """Grade traces against their cases' checks, judges and custom metrics; apply the gate.
@@ -131,6 +140,7 @@ def grade_command(
             Named(flag, path) for flag, path in (("--junit", junit), ("--html", html)) if path
         ),
         quiet=quiet,
+        prices=(price_in, price_cache_read, price_cache_write, price_out),
     )
     bar = Progress(
         TextColumn("judging"),

@@ -157,11 +157,36 @@ DryRun = Annotated[
 DryRunJson = Annotated[bool, typer.Option("--json", help="With --dry-run: print the plan as JSON.")]
 PriceIn = Annotated[
     float | None,
-    typer.Option("--price-in", min=0, help="With --dry-run: USD per million input tokens."),
+    _opt(
+        "--price-in", "USD per million input tokens, over the price database's (with --price-out)."
+    ),
+]
+PriceCacheRead = Annotated[
+    float | None,
+    _opt(
+        "--price-cache-read",
+        "USD per million input tokens read from the prompt cache [--price-in].",
+    ),
+]
+PriceCacheWrite = Annotated[
+    float | None,
+    _opt(
+        "--price-cache-write",
+        "USD per million input tokens written to the prompt cache [--price-in].",
+    ),
 ]
 PriceOut = Annotated[
     float | None,
-    typer.Option("--price-out", min=0, help="With --dry-run: USD per million output tokens."),
+    _opt(
+        "--price-out", "USD per million output tokens, over the price database's (with --price-in)."
+    ),
+]
+MaxCost = Annotated[
+    float | None,
+    _opt(
+        "--max-cost",
+        "USD: refuse a job foretold to cost more (exit 3); stop judging once spent (exit 1).",
+    ),
 ]
 FailUnder = Annotated[
     float | None, _opt("--fail-under", "Exit 1 when atif_overall_score is below it.")

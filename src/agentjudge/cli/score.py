@@ -28,10 +28,13 @@ from agentjudge.cli.options import (
     Judge,
     JudgeTemperature,
     JudgeUrl,
+    MaxCost,
     MlflowExperiment,
     MlflowTrackingUri,
     NoCache,
     OtlpEvaluations,
+    PriceCacheRead,
+    PriceCacheWrite,
     PriceIn,
     PriceOut,
     Ray,
@@ -87,7 +90,10 @@ def score_command(
     dry_run: DryRun = False,
     as_json: DryRunJson = False,
     price_in: PriceIn = None,
+    price_cache_read: PriceCacheRead = None,
+    price_cache_write: PriceCacheWrite = None,
     price_out: PriceOut = None,
+    max_cost: MaxCost = None,
     html: ScoreHtml = None,
     ray: Ray = False,
     ray_address: RayAddress = None,
@@ -127,6 +133,7 @@ def score_command(
         "samples": ("--samples", samples),
         "judge_temperature": ("--temperature", temperature),
         "fail_under": ("--fail-under", fail_under),
+        **price_flags(price_in, price_cache_read, price_cache_write, price_out, max_cost),
     }
     old = {key: (flag_of(SCORE_ALIASES, key), value) for key, value in (aliased or {}).items()}
     config = command_line_config(config_file, flags, settings or [], old)
@@ -139,7 +146,7 @@ def score_command(
 
         check_receiver_url(otlp_evaluations, "--otlp-evaluations")
     if dry_run:
-        return run_dry_run(config, as_json, price_in, price_out)
+        return run_dry_run(config, as_json)
     interactive = sys.stderr.isatty() and not quiet
     reads = [Named("the config file", config_file)] if config_file is not None else []
     return run_score(
@@ -177,6 +184,23 @@ def judge_flags(
     }
 
 
+def price_flags(
+    price_in: float | None,
+    price_cache_read: float | None,
+    price_cache_write: float | None,
+    price_out: float | None,
+    max_cost: float | None,
+) -> dict[str, tuple[str, Any]]:
+    """The price flags of `score` and `calibrate`: configuration key -> (flag, value)."""
+    return {
+        "price_in": ("--price-in", price_in),
+        "price_cache_read": ("--price-cache-read", price_cache_read),
+        "price_cache_write": ("--price-cache-write", price_cache_write),
+        "price_out": ("--price-out", price_out),
+        "max_cost": ("--max-cost", max_cost),
+    }
+
+
 def _check_not_an_address(paths: list[str]) -> None:
     """`--ray auto x.json` meant the old `--ray ADDRESS`: say so rather than look for a
     trajectory file named `auto`."""
@@ -188,22 +212,21 @@ def _check_not_an_address(paths: list[str]) -> None:
             )
 
 
-def run_dry_run(
-    config: ScoreConfig, as_json: bool, price_in: float | None, price_out: float | None
-) -> int:
-    """Print what the job would send (see `plan_trajectories`); exit 3 when it is over a
-    budget, else 0."""
-    from agentjudge.api import check_budgets, plan_trajectories
+def run_dry_run(config: ScoreConfig, as_json: bool) -> int:
+    """Print what the job would send and what it would cost (see `plan_trajectories`);
+    exit 3 when it is over a budget, else 0."""
+    from agentjudge.api import check_budgets, job_pricer, plan_trajectories
     from agentjudge.report.plan import plan_document, plan_lines
 
     figures = plan_trajectories(config)
-    document = plan_document(figures, price_in, price_out)
+    pricer = job_pricer(config)
+    document = plan_document(figures, pricer, batch=config.batch)
     if as_json:
         typer.echo(json.dumps(document))
     else:
         for line in plan_lines(document):
             typer.echo(line)
-    check_budgets(config, figures)
+    check_budgets(config, figures, pricer)
     return EXIT_OK
 
 
@@ -362,20 +385,26 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
 
 
 def _print_timeout(run: ScoreRun, config: ScoreConfig, console: Console) -> None:
-    """Say, even with --quiet, that --judge-timeout stopped judging: it is why the run is
-    incomplete (exit 1)."""
+    """Say, even with --quiet, that --judge-timeout or --max-cost stopped judging: it is
+    why the run is incomplete (exit 1)."""
+    from agentjudge.judge.price import COST_CAP
     from agentjudge.scoring.job import JUDGE_TIMEOUT
 
-    cut = sum(a.reason == JUDGE_TIMEOUT for t in run.result.trees for a in t.aggregates)
-    if not cut:
-        return
-    console.print(
-        f"judging stopped at --judge-timeout {config.judge_phase_timeout_seconds:g} s: "
-        f"{cut} node(s) left unjudged; what was judged is kept (in the results and, unless "
-        "--no-cache, the verdict store, so the same command again judges only the rest)",
-        markup=False,
-        highlight=False,
-    )
+    reasons = [a.reason for t in run.result.trees for a in t.aggregates]
+    for reason, what in (
+        (JUDGE_TIMEOUT, f"--judge-timeout {config.judge_phase_timeout_seconds or 0:g} s"),
+        (COST_CAP, f"--max-cost {config.max_cost or 0:g} USD (${run.stats.cost_usd:,.4f} spent)"),
+    ):
+        cut = reasons.count(reason)
+        if not cut:
+            continue
+        console.print(
+            f"judging stopped at {what}: {cut} node(s) left unjudged; what was judged is kept "
+            "(in the results and, unless --no-cache, the verdict store, so the same command "
+            "again judges only the rest)",
+            markup=False,
+            highlight=False,
+        )
 
 
 def _exit_code(run: ScoreRun, config: ScoreConfig) -> int:

@@ -24,7 +24,7 @@ from agentjudge.judge.batch_ledger import BatchLedger
 from agentjudge.judge.batching import Batcher, BatchSettings, batch_api_for, batch_sender
 from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
-from agentjudge.judge.price import Pricer
+from agentjudge.judge.price import COST_CAP, SPENDING, Pricer, Rates
 from agentjudge.judge.providers import Answer, Provider
 from agentjudge.judge.providers.batches import Unfinished
 from agentjudge.judge.request import JudgeRequest, Message
@@ -101,6 +101,9 @@ class JudgeClient:
     initial_backoff: float = SCORE_CALLS.initial_backoff
     max_backoff: float = SCORE_CALLS.max_backoff
     max_requests: int | None = None
+    rates: Rates | None = None  # the user's prices (--price-*), over the price database's
+    # no call is started once the calls' prices add up to this (USD; --max-cost)
+    max_cost_usd: float | None = None
     transport: httpx.AsyncBaseTransport | None = None
     store: Verdicts | None = None  # where verdicts are looked up and kept
     meter: Meter | None = None
@@ -124,7 +127,7 @@ class JudgeClient:
     batch_ledger: BatchLedger | None = None
 
     def __post_init__(self) -> None:
-        self.pricer = Pricer(self.provider.name, self.provider.model)
+        self.pricer = Pricer(self.provider.name, self.provider.model, self.rates)
         self._limit = AdaptiveLimit(self.concurrency, self.provider.keeps_last_prompt)
         # The transport is the one connection pool. aiohttp's keeps per-call cost flat as
         # concurrency grows (httpcore's pool scans every connection on every request).
@@ -371,6 +374,13 @@ class JudgeClient:
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
             self._limit.release("other", call)
             raise JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
+        if self.max_cost_usd is not None and self.stats.cost_usd >= self.max_cost_usd:
+            self._limit.release("other", call)
+            raise JudgeError(
+                COST_CAP,
+                f"--max-cost {self.max_cost_usd:g} USD reached "
+                f"(${self.stats.cost_usd:.6f} spent by the calls made)",
+            )
         outcome: Outcome = "other"
         started = time.perf_counter()
         self.stats.calls += 1
@@ -436,20 +446,24 @@ class JudgeClient:
         self._account(answer)
         return answer
 
-    def _account(self, answer: Answer, price: float = 1.0) -> None:
-        """Count an answer's tokens and cost (`price`: the share of the online price it is
+    def _account(self, answer: Answer, share: float = 1.0) -> None:
+        """Count an answer's tokens and cost (`share`: the share of the online price it is
         billed, half in a batch)."""
         self.stats.input_tokens += answer.input_tokens
         self.stats.output_tokens += answer.output_tokens
         self.stats.cache_read_tokens += answer.cache_read_tokens
         self.stats.cache_write_tokens += answer.cache_write_tokens
         self.stats.reasoning_tokens += answer.reasoning_tokens
-        self.stats.cost_usd += price * self.pricer.price(
+        usd = share * self.pricer.price(
             answer.input_tokens,
             answer.cache_read_tokens,
             answer.cache_write_tokens,
             answer.output_tokens,
         )
+        self.stats.cost_usd += usd
+        spending = SPENDING.get()
+        if spending is not None:  # the root whose tree this call judges (scoring/job.py)
+            spending.usd += usd
         self._measures.tokens(answer.input_tokens, answer.output_tokens)
 
     def _store_rejected(self, store: Verdicts) -> None:

@@ -27,6 +27,7 @@ from agentjudge.judge.batch_ledger import BatchLedger
 from agentjudge.judge.batching import BatchSettings
 from agentjudge.judge.client import JudgeClient
 from agentjudge.judge.defaults import CallLimits
+from agentjudge.judge.price import Rates
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.request import JudgeRequest
 from agentjudge.judge.running import run_judging
@@ -49,6 +50,8 @@ class JudgeSettings:
     max_requests: int | None = None
     metric_labels: dict[str, str] = field(default_factory=dict)  # on every metric point
     batch: BatchSettings | None = None  # batch mode (judge/batching.py); None: online
+    rates: Rates | None = None  # the user's prices (--price-*), over the database's
+    max_cost_usd: float | None = None  # --max-cost: no call started once spent
 
 
 class JudgeSession:
@@ -119,6 +122,8 @@ class JudgeSession:
             initial_backoff=calls.initial_backoff,
             max_backoff=calls.max_backoff,
             max_requests=settings.max_requests,
+            rates=settings.rates,
+            max_cost_usd=settings.max_cost_usd,
             store=self.verdicts,
             meter=meter,
             measures=measures,

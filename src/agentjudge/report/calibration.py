@@ -7,6 +7,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from agentjudge.printable import printable
+from agentjudge.report.cost import cost_text
+
 # the figures in the order the table lists them, and the counts each is shown with
 _ROWS = {
     "step_accuracy": ("agree", "steps"),
@@ -58,6 +61,8 @@ def calibration_table(document: dict[str, Any], console: Console) -> None:
         markup=False,
         highlight=False,
     )
+    if (cost := document.get("judge_cost")) is not None:
+        console.print(printable(f"judge cost: {cost_text(cost)}"), markup=False, highlight=False)
     if document["judge_notice"]:
         console.print(f"note: {document['judge_notice']}", markup=False, highlight=False)
 

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agentjudge.printable import printable
+from agentjudge.report.cost import cost_text
 from agentjudge.results.grade import (
     ERROR,
     FAILED,
@@ -85,6 +86,9 @@ def print_summary(
         )
     for text in document["warnings"]:
         console.print(f"[bold yellow]warning:[/bold yellow] {escape(printable(text))}")
+    cost = document.get("judge_cost")
+    if cost is not None:  # a judge was called
+        console.print(escape(printable(f"judge cost: {cost_text(cost)}")), highlight=False)
     code = summary["exit_code"]
     caveat = ""
     if code == 0 and document["fake_model"]:

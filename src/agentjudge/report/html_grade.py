@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentjudge.report.cost import cost_text
 from agentjudge.results.grade import STATUSES, CaseResult, GradeResults, QualityResult
 
 VERDICTS = {0: "gate met", 1: "gate failed", 2: "incomplete run"}
@@ -55,6 +56,7 @@ def _info(document: GradeResults) -> list[dict[str, Any]]:
         ("graded at", document["graded_at"]),
         ("traces generated at", document["generated_at"]),
         ("judge", f"{judge['provider']}/{judge['model']}"),
+        ("judge cost", cost_text(cost) if (cost := document.get("judge_cost")) else None),
         ("fake", ", ".join(document["fake_model"]) or None),
         ("agent version", document["agent_version"]),
         ("agent model", document["model"]),

@@ -12,9 +12,9 @@ from collections import Counter
 from typing import Any
 
 from agentjudge.judge.taxonomy import CATEGORIES, UNCATEGORIZED
+from agentjudge.report.cost import cost_text
 from agentjudge.results.score import (
     CriteriaRecord,
-    JudgeCost,
     JudgeRecord,
     Metrics,
     MetricsInterval,
@@ -39,7 +39,7 @@ def score_view(document: ScoreResults) -> dict[str, Any]:
     trees = [_tree(tree, threshold, base) for tree in raw_trees]
     decisive = [_mark_decisive(raw, nodes) for raw, nodes in zip(raw_trees, trees, strict=True)]
     roots = [
-        _root_row(index, nodes, decisive[index], raw_trees[index].get("decisive_absent"))
+        _root_row(index, nodes, decisive[index], raw_trees[index])
         for index, nodes in enumerate(trees)
         if nodes
     ]
@@ -153,14 +153,7 @@ def _judge(judge: JudgeRecord) -> list[dict[str, Any]]:
     ]
     cards = [_card(label, key, judge.get(key), fmt) for label, key, fmt in rows]
     cost = judge.get("cost")  # none in a file written before runs were priced
-    return [*cards, _card("Cost", "cost", _cost(cost) if cost else None, "text")]
-
-
-def _cost(cost: JudgeCost) -> str:
-    """The run's cost with the model it was priced as, or why it has none."""
-    if cost["usd"] is None:
-        return f"no price: {cost['reason']}"
-    return f"${cost['usd']:.6f} ({cost['model']}, {cost['source']})"
+    return [*cards, _card("Cost", "cost", cost_text(cost) if cost else None, "text")]
 
 
 def _parameters(
@@ -303,7 +296,7 @@ def _root_row(
     index: int,
     nodes: list[dict[str, Any]],
     decisive: dict[str, Any] | None,
-    absent: str | None,
+    raw: TrajectoryRecord,
 ) -> dict[str, Any]:
     root = nodes[0]
     return {
@@ -325,5 +318,8 @@ def _root_row(
         "failures": sum(n["failures"] for n in nodes),
         "errors": sum(n["errors"] for n in nodes),
         "decisive": decisive,
-        "decisive_absent": absent,  # why a root that did not pass names no step
+        "decisive_absent": raw.get("decisive_absent"),  # why a root that did not pass names no step
+        # USD of the judge calls for this tree; none in a run without a price or a file
+        # written before roots were priced (the page then has no cost column)
+        "cost": raw.get("cost_usd"),
     }

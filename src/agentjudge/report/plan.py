@@ -2,36 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
+from agentjudge.judge.price import Pricer
 from agentjudge.scoring.estimate import PlanFigures
+from agentjudge.scoring.foretell import foretell_cost
 
 
-def plan_document(
-    figures: PlanFigures, price_in: float | None, price_out: float | None
-) -> dict[str, Any]:
-    """The figures of a plan, and its cost (USD) when prices per million tokens are given:
-    `input_to_send` (the input tokens of the calls to send) and `at_most` (every
-    categorization and decisive pick made, every answer at its full token budget)."""
-    document: dict[str, Any] = {"dry_run": True, **figures.as_dict(), "cost": None}
-    if price_in is not None or price_out is not None:
-        inputs = figures.input_tokens_to_send
-        inputs_most = (
-            inputs
-            + figures.categorization_input_tokens_at_most
-            + figures.decisive_input_tokens_at_most
-        )
-        calls_most = (
-            figures.calls_to_send + figures.categorizations_at_most + figures.decisive_picks_at_most
-        )
-        outputs_most = calls_most * figures.output_tokens_per_call_at_most
-        per_in, per_out = (price_in or 0.0) / 1e6, (price_out or 0.0) / 1e6
-        document["cost"] = {
-            "price_in_per_million": price_in,
-            "price_out_per_million": price_out,
-            "input_to_send": round(inputs * per_in, 6),
-            "at_most": round(inputs_most * per_in + outputs_most * per_out, 6),
-        }
+def plan_document(figures: PlanFigures, pricer: Pricer, batch: bool = False) -> dict[str, Any]:
+    """The figures of a plan, and its cost (USD) foretold at `pricer`'s rates
+    (`scoring/foretell.py`): `usd` for the calls to send, `at_most` with every
+    categorization and decisive pick, each answer at its full token budget; `input_to_send`
+    the input part of `usd`; `batch`: at the batch discount. A judge with no price has
+    none, and the reason."""
+    document: dict[str, Any] = {"dry_run": True, **figures.as_dict()}
+    rates = pricer.rates()
+    cost: dict[str, Any] = {
+        "usd": None,
+        "at_most": None,
+        "input_to_send": None,
+        "source": pricer.source,
+        "model": pricer.model,
+        "caching": pricer.caches,
+        "batch": batch,
+        "reason": pricer.reason,
+    }
+    if rates is not None:
+        foretold = foretell_cost(figures, rates, pricer.caches, batch=batch)
+        cost["usd"] = round(foretold.usd, 6)
+        cost["at_most"] = round(foretold.at_most, 6)
+        cost["input_to_send"] = round(foretold.input_usd, 6)
+        cost["rates_per_million"] = asdict(rates)
+    document["cost"] = cost
     return document
 
 
@@ -57,9 +60,13 @@ def plan_lines(document: dict[str, Any]) -> list[str]:
             f"per root that does not pass), ~{d['decisive_input_tokens_at_most']:,} input tokens"
         )
     cost = d["cost"]
-    if cost is not None:
+    if cost["usd"] is None:
+        lines.append(f"cost: none foretold: {cost['reason']}")
+    else:
+        cached = ", the repeated prompt start read from the provider's cache" * cost["caching"]
         lines.append(
-            f"cost: ~${cost['input_to_send']:,.4f} for the input to send; at most "
-            f"${cost['at_most']:,.4f} with every categorization and full-length answers"
+            f"cost: at most ${cost['usd']:,.4f} for the calls to send (input "
+            f"${cost['input_to_send']:,.4f}{cached}; every answer at its full length), "
+            f"${cost['at_most']:,.4f} with every categorization ({cost['source']})"
         )
     return lines

@@ -117,7 +117,9 @@ def results_document(
         "steps_not_evaluated": steps_not_evaluated(result.trees),
         "incomplete": incomplete_nodes(result.trees),
         "training_threshold": config.training_threshold,
-        "trajectories": [_tree(tree, config.training_threshold) for tree in result.trees],
+        "trajectories": [
+            _tree(tree, config.training_threshold, cost["usd"] is not None) for tree in result.trees
+        ],
     }
 
 
@@ -260,7 +262,7 @@ def training_eligible(tree: TreeResult, threshold: float) -> bool:
     return whole and root.aggregate is not None and root.aggregate >= threshold
 
 
-def _tree(tree: TreeResult, training_threshold: float | None) -> TrajectoryRecord:
+def _tree(tree: TreeResult, training_threshold: float | None, priced: bool) -> TrajectoryRecord:
     nodes = {node.id: node for node in tree.root.walk()}
     eligible = None if training_threshold is None else training_eligible(tree, training_threshold)
     return {
@@ -268,6 +270,7 @@ def _tree(tree: TreeResult, training_threshold: float | None) -> TrajectoryRecor
         "training_eligible": eligible,
         "decisive_failure": tree.decisive.as_dict() if tree.decisive else None,
         "decisive_absent": tree.decisive_absent,
+        "cost_usd": round(tree.cost_usd, 6) if priced else None,
         "nodes": [_node(nodes[a.id], a, tree) for a in tree.aggregates],
     }
 

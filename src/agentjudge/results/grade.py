@@ -21,6 +21,7 @@ from typing import Final, Literal, NotRequired
 from typing_extensions import TypedDict  # pydantic reads a TypedDict only from here on 3.11
 
 from agentjudge.results.contract import Contract
+from agentjudge.results.score import JudgeCost
 
 GRADE_SCHEMA: Final = "agentjudge.grade/v1"
 
@@ -153,6 +154,9 @@ class GradeResults(TypedDict):
     warnings: list[str]
     cases: list[CaseResult]
     judge_usage: NotRequired[dict[str, Number | None]]
+    judge_cost: NotRequired[JudgeCost | None]
+    """What the judge's calls cost (as score's `judge.cost`); null when no judge was
+    called. Written by every run since grade priced its calls; files from before lack it."""
     metrics_interval: NotRequired[MetricsInterval]
     schema: NotRequired[Literal["agentjudge.grade/v1"]]
 

@@ -323,6 +323,11 @@ class TrajectoryRecord(TypedDict):
     """Why a root asked for a decisive failure (one that did not pass) has none:
     `only_user_or_system_steps_below_threshold` (a decisive failure is always a step an
     agent took) or `no_scored_agent_step`; null otherwise."""
+    cost_usd: NotRequired[float | None]
+    """What the judge calls made for this root's tree cost (USD; the run's `judge.cost`
+    summed per root: a verdict from the store costs nothing, an auto-mode derivation is
+    paid by the first root of its task); null when the run has no price. Written by every
+    run since agentjudge priced roots; files from before lack it."""
     nodes: list[NodeRecord]
 
 

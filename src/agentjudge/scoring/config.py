@@ -111,6 +111,22 @@ class ScoreConfig(BaseModel):
     """Cap on judge calls: the plan is checked before the first, the run stops at it."""
     max_input_tokens: Positive | None = None
     """Refuse (exit 3) a job whose planned calls send more input tokens."""
+    max_cost: Annotated[float, Field(gt=0)] | None = None
+    """USD (--max-cost): refuse (exit 3) a job whose foretold cost is more, before the
+    first call; during the run, no call is started once the calls' prices reach it (what
+    was judged is kept, the run is incomplete: exit 1). Needs a price for the judge."""
+    price_in: Annotated[float, Field(ge=0)] | None = None
+    """USD per million input tokens (--price-in), over the price database's; with
+    price_out."""
+    price_cache_read: Annotated[float, Field(ge=0)] | None = None
+    """USD per million input tokens read from the provider's prompt cache
+    (--price-cache-read); none: price_in."""
+    price_cache_write: Annotated[float, Field(ge=0)] | None = None
+    """USD per million input tokens written to the provider's prompt cache
+    (--price-cache-write); none: price_in."""
+    price_out: Annotated[float, Field(ge=0)] | None = None
+    """USD per million output tokens (--price-out), over the price database's; with
+    price_in."""
     max_file_bytes: Positive = _LIMITS.max_file_bytes
     """Largest trajectory file accepted."""
     max_trajectory_files: Positive = _LIMITS.max_trajectory_files

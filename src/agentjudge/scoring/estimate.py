@@ -29,6 +29,7 @@ from agentjudge.scoring.criteria import Criteria
 from agentjudge.scoring.decisive_pick import planned_pick_request
 from agentjudge.scoring.plan import (
     PromptBudget,
+    common_prefix_chars,
     derive_request,
     plan_node,
     step_chars,
@@ -119,6 +120,11 @@ class PlanFigures:
     output_tokens_per_call_at_most: int = 0
     decisive_picks_at_most: int = 0  # decisive_rule judge_pick: one per root
     decisive_input_tokens_at_most: int = 0
+    # of the input tokens to send: how many a provider that caches a repeated prompt start
+    # would read from its cache, and write to it, as each step's prompt starts with the
+    # previous step's of its node (the growing prefix; scoring/plan.py)
+    cache_read_tokens_expected: int = 0
+    cache_write_tokens_expected: int = 0
 
     @property
     def calls_to_send(self) -> int:
@@ -137,6 +143,35 @@ class PlanFigures:
             "calls_to_send": self.calls_to_send,
             "input_tokens_to_send": self.input_tokens_to_send,
         }
+
+
+# the shortest prompt start a provider caches: OpenAI's and Claude Sonnet's 1,024 tokens
+# (docs/judge.md); a smaller shared start is read at the full input price
+CACHE_MIN_TOKENS = 1024
+
+
+class PrefixReuse:
+    """The prompt cache a node's step calls would use, sent one after the other: each
+    call reads from the cache the start it shares with the previous call (when that start
+    is long enough to be cached), and that start was written by the previous call."""
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._read_last = 0  # what the previous call read
+        self.read = 0  # the tokens the last call added read ...
+        self.written = 0  # ... and written (by the call before it)
+
+    def add(self, request: JudgeRequest, tokens: int, sent: int) -> None:
+        """The next call of the node: its request, its input tokens, and how many of its
+        samples are sent (0 when the verdict store has them)."""
+        text = "\n".join(m.content for m in request.messages)
+        shared = common_prefix_chars(self._text, text)
+        start = tokens * shared // len(text) if text else 0
+        self._text = text
+        read = start if start >= CACHE_MIN_TOKENS else 0
+        self.written = max(read - self._read_last, 0) if sent else 0
+        self.read = read * sent
+        self._read_last = read
 
 
 def estimate_plan(
@@ -182,14 +217,21 @@ def estimate_plan(
             )
             scored[node.id] = [planned.view for planned in plan.steps]
             task = found.task if node is root else task
+            reuse = PrefixReuse()
             for index, planned in enumerate(plan.steps):
                 count = tokens(planned.request)  # the samples differ only in their key
                 figures.step_calls += len(planned.samples)
                 figures.step_input_tokens += count * len(planned.samples)
+                sent = 0
                 for sample in planned.samples:
                     if stored(sample):
                         figures.step_calls_stored += 1
                         figures.step_input_tokens_stored += count
+                    else:
+                        sent += 1
+                reuse.add(planned.request, count, sent)
+                figures.cache_read_tokens_expected += reuse.read
+                figures.cache_write_tokens_expected += reuse.written
                 category = plan.category_request(index, 0.0)
                 figures.categorizations_at_most += plan.samples
                 figures.categorization_input_tokens_at_most += tokens(category) * plan.samples

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from agentjudge.atif import Node
 from agentjudge.errors import InputError
 from agentjudge.judge import JudgeClient, JudgeOutcome, JudgeRequest
+from agentjudge.judge.price import COST_CAP, SPENDING, Spending
 from agentjudge.judge.samples import sampled_score
 from agentjudge.judge.taxonomy import UNCATEGORIZED
 from agentjudge.scoring.aggregate import (
@@ -68,6 +69,8 @@ QUEUED_STEPS_PER_CALL = 8
 # the error of a call the judging phase's deadline cut or never made, and the reason of a
 # node it left unjudged
 JUDGE_TIMEOUT = "judge_timeout"
+# the ends of judging that keep what was judged: the deadline, and --max-cost reached
+KEEP_JUDGED = (JUDGE_TIMEOUT, COST_CAP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +222,10 @@ class ScoringJob:
     async def _score_tree(self, root: Node, grant: Grant) -> TreeResult:
         files = self.files()
         nodes = list(root.walk())
+        # this task's context (each root is judged in a task of its own): every call made
+        # for the tree, in the tasks spawned below, adds its price to `spending`
+        spending = Spending()
+        SPENDING.set(spending)
         results = await asyncio.gather(*(self._score_node(node, files, grant) for node in nodes))
         outcomes = {node.id: r[0] for node, r in zip(nodes, results, strict=True)}
         steps = {node.id: r[1] for node, r in zip(nodes, results, strict=True)}
@@ -231,6 +238,7 @@ class ScoringJob:
             tree.decisive = found
         else:
             tree.decisive_absent = found
+        tree.cost_usd = spending.usd
         return tree
 
     async def _decisive(
@@ -359,8 +367,8 @@ class ScoringJob:
             details.append(detail)
         if failure is not None:
             error = "protocol_error" if failure.protocol else "judge_error"
-            if failure.error == JUDGE_TIMEOUT:
-                error = JUDGE_TIMEOUT
+            if failure.error in KEEP_JUDGED:
+                error = failure.error
             # which error (http_401, timeout...), with the server's words when it gave some
             return self._fail(node, error, failure.explained), details
         details = await self._categorize(plan, details)
@@ -368,8 +376,8 @@ class ScoringJob:
         return NodeOutcome("scored", tuple(scores), candidate_categories=categories), details
 
     def _fail(self, node: Node, reason: str, message: str | None = None) -> NodeOutcome:
-        # the deadline fails no job: what was judged before it is kept
-        if self.config.partial_result_policy == "fail_fast" and reason != JUDGE_TIMEOUT:
+        # the deadline and --max-cost fail no job: what was judged before them is kept
+        if self.config.partial_result_policy == "fail_fast" and reason not in KEEP_JUDGED:
             raise _FailFast(reason, message)
         return NodeOutcome("failed", reason=reason)
 

@@ -4,6 +4,7 @@ the driver (api.py) and by each Ray worker (distributed/worker.py) from the same
 from __future__ import annotations
 
 from agentjudge.judge.batching import BatchSettings
+from agentjudge.judge.price import given_rates
 from agentjudge.judge.providers import JudgeSpec, Provider, build_provider
 from agentjudge.judge.secrets import load_api_key
 from agentjudge.judge.session import JudgeSettings
@@ -43,4 +44,8 @@ def judge_settings(
             if config.batch
             else None
         ),
+        rates=given_rates(
+            config.price_in, config.price_cache_read, config.price_cache_write, config.price_out
+        ),
+        max_cost_usd=config.max_cost,
     )

@@ -57,6 +57,7 @@ class TreeResult:
     # node id -> the full rubric it was scored on (auto mode: the one derived for its task);
     # `compare` refuses runs whose rubrics differ
     rubrics: dict[str, Rubric] = field(default_factory=dict)
+    cost_usd: float = 0.0  # what the calls made for this tree cost (their prices summed)
 
 
 @dataclass

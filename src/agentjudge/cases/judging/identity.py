@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 from agentjudge.cases.judging.metric_result import MetricResult
 
 if TYPE_CHECKING:
+    from agentjudge.judge.price import Rates
     from agentjudge.judge.stats import ClientStats
+    from agentjudge.results.score import JudgeCost
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,7 @@ class JudgingOptions:
     batch: bool = False  # --batch: through the judge's batch API
     batch_poll_seconds: float = 30.0
     batch_fallback: str = "batch"  # what 3 batches did not answer becomes: an error, or online
+    rates: Rates | None = None  # the user's prices (--price-*), over the price database's
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,3 +69,4 @@ class Judged:
     judge: JudgeIdentity
     stats: ClientStats | None = None  # None when no judge was called
     judge_note: str | None = None  # what the judge says of its own verdicts
+    cost: JudgeCost | None = None  # what the judge's calls cost; None when none was called

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from agentjudge.judge.client import JudgeClient
     from agentjudge.judge.providers.base import Provider
     from agentjudge.judge.session import JudgeSession, JudgeSettings
-    from agentjudge.judge.stats import ClientStats
 
 
 def run_metrics(
@@ -70,12 +69,14 @@ def run_metrics(
     waits = None if options.quiet else note
     session = JudgeSession(settings, use_store, options.store_path, note, waits)
     with session:  # the verdict store is open this long
-        results, stats, used = session.run(job.run_within(options, session, advance))
+        results, client, used = session.run(job.run_within(options, session, advance))
+    stats = client.stats if client is not None else None
+    cost = client.pricer.cost(client.stats.cost_usd) if client is not None else None
     if used is None:
-        return Judged(results, judge, stats)
+        return Judged(results, judge, stats, cost=cost)
     # the fake judge has its own run warning (and `fake_model`); others may carry a note
     judge_note = None if is_fake(used.name) else used.note
-    return Judged(results, JudgeIdentity(used.name, used.model), stats, judge_note)
+    return Judged(results, JudgeIdentity(used.name, used.model), stats, judge_note, cost)
 
 
 def judge_settings(options: JudgingOptions) -> JudgeSettings:
@@ -89,7 +90,9 @@ def judge_settings(options: JudgingOptions) -> JudgeSettings:
     if options.batch:
         online = options.batch_fallback == "online"
         batch = BatchSettings(options.batch_poll_seconds, "online" if online else "batch")
-    return JudgeSettings(options.concurrency, calls, ca_bundle=options.ca_bundle, batch=batch)
+    return JudgeSettings(
+        options.concurrency, calls, ca_bundle=options.ca_bundle, batch=batch, rates=options.rates
+    )
 
 
 def _env(judge: JudgeIdentity) -> dict[str, str]:
@@ -120,7 +123,7 @@ class _Job:
 
     async def run_within(
         self, options: JudgingOptions, session: JudgeSession, advance: Callable[[], None] | None
-    ) -> tuple[dict[str, MetricResult], ClientStats | None, Provider | None]:
+    ) -> tuple[dict[str, MetricResult], JudgeClient | None, Provider | None]:
         """`run`, bounded as graph-agents-cli's --judge-timeout bounds its judge runner."""
         try:
             async with asyncio.timeout(options.timeout):
@@ -134,9 +137,10 @@ class _Job:
 
     async def run(
         self, concurrency: int, session: JudgeSession, advance: Callable[[], None] | None
-    ) -> tuple[dict[str, MetricResult], ClientStats | None, Provider | None]:
-        """The results, the judge's counters and the provider that judged (both None when
-        no judge was called), with the project's process running while they need it."""
+    ) -> tuple[dict[str, MetricResult], JudgeClient | None, Provider | None]:
+        """The results, the judge's client (its counters and prices) and the provider that
+        judged (both None when no judge was called), with the project's process running
+        while they need it."""
         from agentjudge.judge.providers.project import ProjectJudge
         from agentjudge.judge.secrets import env_secrets
         from agentjudge.projectenv.process import ProjectProcess, project_environ
@@ -169,7 +173,7 @@ class _Job:
                     await _preflight(client)
                 custom = asyncio.ensure_future(run_custom(self.custom_items, root, process, env))
                 judged = await run_judges(client, self.judge_items, advance, self.own_judge)
-                return {**judged, **await custom}, client.stats, provider
+                return {**judged, **await custom}, client, provider
 
 
 async def _preflight(client: JudgeClient) -> None:

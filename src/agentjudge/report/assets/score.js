@@ -72,7 +72,9 @@ function trajectorySection() {
       { width: "170px", key: "decisive", label: "Went wrong at", help: "the decisive failure of a root that did not pass (decisive_rule)", sort: function (r) { return r.decisive ? r.decisive.order : -1; },
         cell: function (r) { return r.decisive ? h("span", { title: r.decisive.reason || "" }, [wentWrong(r.decisive), said(r.decisive)]) : (r.decisive_absent ? h("span", { cls: "muted", text: absentText(r.decisive_absent) }) : ""); } },
       { width: "126px", key: "failures", label: "Below threshold", num: true, help: "steps scored below failure_threshold", sort: function (r) { return r.failures; }, value: function (r) { return r.failures; }, cell: function (r) { return r.failures + (r.errors ? " · " + r.errors + (r.errors === 1 ? " error" : " errors") : ""); } }
-    ],
+    ].concat(data.roots.some(function (r) { return r.cost != null; }) ? [
+      { width: "92px", key: "cost", label: "Cost", num: true, help: "USD of the judge calls made for this root's tree", sort: function (r) { return r.cost; }, value: function (r) { return numValue(r.cost); }, cell: function (r) { return r.cost == null ? "" : "$" + r.cost.toFixed(4); } }
+    ] : []),
     detail: function (r) { return treeView(r.index); }
   });
   var chips = h("span", {});
