@@ -134,3 +134,47 @@ def test_a_step_is_scored_from_the_samples_that_answered(tmp_path: Path) -> None
         assert detail.sampled is not None
         assert sorted(detail.sampled.scores, key=str) == [0.9, None, None]
         assert (detail.sampled.spread, detail.sampled.unstable) == (0.0, False)
+
+
+def test_a_categorized_step_keeps_each_samples_category(tmp_path: Path) -> None:
+    """Every step scores 0.2 (under the threshold); the categorization samples name two
+    categories: the step keeps the majority and each sample's category, and its results
+    record lists them (the review page's `category_disagreement` part reads them)."""
+    import json
+
+    from agentjudge.report.results import step_record
+
+    write(tmp_path / "a.json", doc(2))
+    asked: Counter[str] = Counter()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        if body["response_format"]["json_schema"]["name"] == "failure_category":
+            asked["category"] += 1
+            name = "context_loss" if asked["category"] % 3 else "reasoning_failure"
+            content = json.dumps({"rationale": "r", "category": name, "confidence": 0.7})
+        else:
+            content = json.dumps({"reasoning": "r", "score": 0.2})
+        message = {"choices": [{"message": {"content": content}}]}
+        return httpx.Response(200, json=message)
+
+    config = ScoreConfig.model_validate(
+        {"trajectory_path": [str(tmp_path)], "judge": "fake", "samples": 3}
+    )
+    client = JudgeClient(
+        OpenAICompatible("http://j/v1", "m"), transport=httpx.MockTransport(answer)
+    )
+    job = ScoringJob(config, resolve_criteria("default"), client)
+
+    async def go() -> JobResult:
+        async with client:
+            return await job.run(load_roots(config))
+
+    result = asyncio.run(go())
+    (details,) = result.trees[0].steps.values()
+    votes = [detail.sample_categories for detail in details]
+    assert all(len(v) == 3 for v in votes)
+    assert Counter(c for v in votes for c in v) == {"context_loss": 4, "reasoning_failure": 2}
+    for detail in details:
+        assert detail.category == Counter(detail.sample_categories).most_common(1)[0][0]
+        assert step_record(detail)["sample_categories"] == list(detail.sample_categories)

@@ -312,7 +312,7 @@ def _node(node: Node, agg: NodeAggregate, tree: TreeResult) -> NodeRecord:
             {"file": p.file, "path": p.path, "rule": p.rule, "message": p.message}
             for p in node.problems
         ],
-        "steps": [_step(s) for s in tree.steps.get(node.id, [])],
+        "steps": [step_record(s) for s in tree.steps.get(node.id, [])],
         "rubric": None if rubric is None else _rubric(rubric),
     }
 
@@ -329,7 +329,8 @@ def _rubric(rubric: Rubric) -> RubricRecord:
     }
 
 
-def _step(step: StepDetail) -> StepRecord:
+def step_record(step: StepDetail) -> StepRecord:
+    """A step's record in the results document (`results/score.py`'s `StepRecord`)."""
     record: StepRecord = {
         "segment": step.segment,
         "step_id": step.step_id,
@@ -354,6 +355,8 @@ def _step(step: StepDetail) -> StepRecord:
         record["spread"] = step.sampled.spread
         record["stdev"] = step.sampled.stdev
         record["unstable"] = step.sampled.unstable
+    if step.sample_categories:  # with samples > 1, a categorized step only
+        record["sample_categories"] = list(step.sample_categories)
     if step.origin is not None:  # a step read from a trace file: where it was recorded
         record["origin"] = step.origin
     if step.not_evaluated == "context_overflow":  # its prompt does not fit the judge's context

@@ -270,6 +270,9 @@ class StepRecord(TypedDict):
     stdev: NotRequired[float | None]
     unstable: NotRequired[bool]
     """Samples on both sides of the failure threshold."""
+    sample_categories: NotRequired[list[str]]
+    """With samples > 1, a categorized step only: the category each sample that answered
+    gave (the step's `category` is their majority)."""
     origin: NotRequired[dict[str, Any]]
     """A step read from a trace file only: where it was recorded (trace and span ids, a
     session's line, an eval log's sample), as its reader gives it (docs/formats.md)."""

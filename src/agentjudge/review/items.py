@@ -59,8 +59,7 @@ class ReviewItem:
     samples: tuple[float, ...]
     rationale: str | None
     category: str | None
-    # per-sample categories: score results do not record them yet, so this is empty for
-    # them (review/order.py's `category_disagreement` part fills once they do)
+    # the category each sample gave (score results with samples > 1; empty otherwise)
     sample_categories: tuple[str, ...]
     decisive: bool  # the decisive step of a failed root
     agent: str | None = None  # who took the step (a multi-agent speaker, else the node's agent)
@@ -136,7 +135,7 @@ def _tree_items(tree: TrajectoryRecord, threshold: float, folder: Path) -> Itera
                 samples=_samples(step),
                 rationale=step["rationale"] or None,
                 category=step["category"],
-                sample_categories=(),
+                sample_categories=tuple(step.get("sample_categories", ())),
                 decisive=bool(
                     decisive
                     and decisive["node_id"] == record["id"]

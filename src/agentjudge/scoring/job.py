@@ -488,6 +488,7 @@ def _with_category(detail: StepDetail, outcomes: Sequence[JudgeOutcome]) -> Step
             confidence=majority.confidence,
             categorization_status="categorized",
             category_rationale=majority.rationale,
+            sample_categories=majority.votes if len(outcomes) > 1 else (),
         )
     status: CategorizationStatus = "invalid_response" if outcomes[0].protocol else "judge_error"
     return replace(detail, category=UNCATEGORIZED, categorization_status=status)

@@ -60,6 +60,7 @@ class Majority:
     category: str
     confidence: float
     rationale: str
+    votes: tuple[str, ...]  # each answered sample's category, in the samples' order
 
 
 def majority_category(outcomes: Sequence[JudgeOutcome]) -> Majority | None:
@@ -69,12 +70,13 @@ def majority_category(outcomes: Sequence[JudgeOutcome]) -> Majority | None:
     answered = [o.verdict for o in outcomes if o.verdict is not None]
     if not answered:
         return None
-    votes = Counter(str(v.fields["category"]) for v in answered)
+    named = tuple(str(v.fields["category"]) for v in answered)
+    votes = Counter(named)
     order = {name: i for i, name in enumerate(CATEGORIES)}
     winner = min(votes, key=lambda name: (-votes[name], order.get(name, len(order))))
     winners = [v for v in answered if v.fields["category"] == winner]
     confidence = sample_mean(v.score for v in winners)
-    return Majority(winner, confidence, winners[0].reasoning)
+    return Majority(winner, confidence, winners[0].reasoning, named)
 
 
 def sample_score(outcome: JudgeOutcome, rubric: Rubric, shape: AnswerShape) -> float | None:

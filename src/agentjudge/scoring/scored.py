@@ -34,6 +34,8 @@ class StepDetail:
     categorization_status: CategorizationStatus | None = None
     category_rationale: str = ""
     sampled: SampledScore | None = None  # with samples > 1: every sample's score
+    # with samples > 1, a categorized step: the category each answered sample gave
+    sample_categories: tuple[str, ...] = ()
     agent_name: str | None = None  # the step's `extra.agent_name`, when it names its speaker
     cut: StepCut | None = None  # what the judge was not shown of a step too long to show whole
     origin: dict[str, Any] | None = None  # where a trace recorded it (`extra.source`)
