@@ -8,12 +8,13 @@ results have the sizes real ones have (files read, test runs, searches, listings
 repeated prompt start of 1,024 tokens or more from its cache without being asked);
 `agentjudge score` runs against it and prices each call from genai-prices.
 
-Modes (`MODES`, a table: a mode another branch builds plugs in with the flags it needs):
+Modes (`MODES`, a table of the flags each adds):
 - `online_no_cache`: every call online, every input token at the input price (a run's
   usage repriced with its cache reads and writes billed as plain input);
 - `online_cache`: the same run as billed, prompt cache reads and writes at their rates
   (available when the run read anything from the provider's cache);
-- `batch_cache`: `score --batch` as billed (available once `score` has a `batch` key).
+- `batch_cache`: `score --batch` as billed (the batches polled every 0.2 s: the mimic
+  answers them at once).
 A mode that cannot run yet is reported with the reason.
 
 `contrib_pattern`: the same verdicts asked the way the contrib adapter asks them: one user
@@ -41,7 +42,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,6 @@ from agentjudge.judge import JudgeClient, JudgeRequest
 from agentjudge.judge.price import Pricer, Rates
 from agentjudge.judge.providers import JudgeSpec, build_provider
 from agentjudge.judge.request import Message
-from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import DEFAULT_RUBRIC
 from agentjudge.testing import JudgeServer
 
@@ -177,28 +176,18 @@ def trajectory(index: int, steps: int) -> dict[str, Any]:
 class Mode:
     """One way of sending a run's calls: the `score` flags it takes, how its cost is read
     from the run (`billed`: as the run priced it; else every input token at the input
-    rate), and what must exist for it to run (`available` returns why not, or None)."""
+    rate); `needs_cache_reads`: reported only when the run read from the prompt cache."""
 
     name: str
     flags: tuple[str, ...]
     billed: bool
-    available: Callable[[], str | None]
     needs_cache_reads: bool = False
 
 
-def _needs_key(key: str, branch: str) -> Callable[[], str | None]:
-    def why_not() -> str | None:
-        if key in ScoreConfig.model_fields:
-            return None
-        return f"`score` has no `{key}` setting yet (being built on branch `{branch}`)"
-
-    return why_not
-
-
 MODES = (
-    Mode("online_no_cache", (), billed=False, available=lambda: None),
-    Mode("online_cache", (), billed=True, available=lambda: None, needs_cache_reads=True),
-    Mode("batch_cache", ("--batch",), billed=True, available=_needs_key("batch", "batch")),
+    Mode("online_no_cache", (), billed=False),
+    Mode("online_cache", (), billed=True, needs_cache_reads=True),
+    Mode("batch_cache", ("--batch", "--set", "batch_poll_seconds=0.2"), billed=True),
 )
 
 
@@ -212,7 +201,10 @@ def score(
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env[KEY_ENV[provider]] = KEY
     command = [
-        sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet", "--no-cache",
+        # a new verdict store per run: nothing is read from an earlier one (batch mode
+        # keeps its batch ids there, so it cannot run with --no-cache)
+        sys.executable, "-m", "agentjudge", "score", str(runs), "--quiet",
+        "--cache", str(out.with_suffix(".verdicts.sqlite")),
         "--judge", provider, "--judge-model", model, "--judge-url", url,
         "--concurrency", "16", "-o", str(out), *flags,
     ]  # fmt: skip
@@ -332,44 +324,41 @@ def bench_judge(judge: str, runs: Path, folder: Path, steps: int) -> dict[str, A
     modes: dict[str, dict[str, Any]] = {}
     runs_by_flags: dict[tuple[str, ...], dict[str, Any]] = {}
     scores: dict[str, list[float | None]] = {}
-    with JudgeServer(mimic=provider, api_key=KEY, keep_log=False) as server:
-        for mode in MODES:
-            why = mode.available()
-            if why is not None:
-                modes[mode.name] = {"available": False, "why": why}
-                continue
-            if mode.flags not in runs_by_flags:
-                out = folder / f"{provider}-{len(runs_by_flags)}.json"
+    for mode in MODES:
+        if mode.flags not in runs_by_flags:
+            out = folder / f"{provider}-{len(runs_by_flags)}.json"
+            # a mimic of its own per run: its prompt cache starts cold, as a new job's would
+            # (one warmed by an earlier mode's run would lower the later mode's bill)
+            with JudgeServer(mimic=provider, api_key=KEY, keep_log=False) as server:
                 runs_by_flags[mode.flags] = score(
                     runs, out, provider, model, server.base_url, mode.flags
                 )
-            document = runs_by_flags[mode.flags]
-            used = document["judge"]
-            if mode.needs_cache_reads and not used["cache_read_tokens"]:
-                modes[mode.name] = {
-                    "available": False,
-                    "why": f"the run read nothing from {provider}'s prompt cache (its "
-                    "requests ask for no caching yet: prompt caching is being built on "
-                    "branch `prompt`)",
-                }
-                continue
-            usd = (
-                used["cost"]["usd"]
-                if mode.billed
-                else uncached_usd(rates, used["input_tokens"], used["output_tokens"])
-            )
-            counters = {
-                key: used[key]
-                for key in (
-                    "calls",
-                    "input_tokens",
-                    "cache_read_tokens",
-                    "cache_write_tokens",
-                    "output_tokens",
-                )
+        document = runs_by_flags[mode.flags]
+        used = document["judge"]
+        if mode.needs_cache_reads and not used["cache_read_tokens"]:
+            modes[mode.name] = {
+                "available": False,
+                "why": f"the run read nothing from {provider}'s prompt cache",
             }
-            modes[mode.name] = {"usd": usd, "counters": counters}
-            scores[mode.name] = step_scores(document)
+            continue
+        usd = (
+            used["cost"]["usd"]
+            if mode.billed
+            else uncached_usd(rates, used["input_tokens"], used["output_tokens"])
+        )
+        counters = {
+            key: used[key]
+            for key in (
+                "calls",
+                "input_tokens",
+                "cache_read_tokens",
+                "cache_write_tokens",
+                "output_tokens",
+            )
+        }
+        modes[mode.name] = {"usd": usd, "counters": counters}
+        scores[mode.name] = step_scores(document)
+    with JudgeServer(mimic=provider, api_key=KEY, keep_log=False) as server:
         plan = foretold(runs, provider, model, server.base_url)
         first = next(iter(runs_by_flags.values()))
         requests = contrib_requests(first, runs)
