@@ -15,10 +15,11 @@ Prints one JSON document (also to `--out`): per group (`all`, `format:<f>`,
 interval, `trust.intervals.rate_interval`, null with no run): `decisive_step` (failed runs
 with a labelled step whose decisive step is that step of that agent), `decisive_agent` (the
 same, the agent only), `pass_kept` (passed runs that pass), `fail_caught` (failed runs that
-do not pass); and per run what the judge said. A run the judge could not score counts as a
-miss in every fraction it belongs to. With the embedded judge each step is a call of 5 s
-to minutes on 2 shared cores (the longer the step's prompt, the longer): the 3 ATIF 1.8 runs
-(`--formats atif`) take minutes, all 48 runs (359 steps) hours.
+do not pass); and per run what the judge said, with the score of each step an agent took.
+A run the judge could not score counts as a miss in every fraction it belongs to. With the
+embedded judge each step is a call of 5 s to minutes on 2 shared cores (the longer the
+step's prompt, the longer): the 3 ATIF 1.8 runs (`--formats atif`) take minutes, all 48
+runs (359 steps) hours.
 
     python bench/decisive_labelled.py [--formats atif] [--runs RUN,...] [--cache verdicts.sqlite]
         [--judge local | --judge-url URL]
@@ -85,10 +86,22 @@ def outcome(label: dict[str, Any], tree: dict[str, Any] | None) -> dict[str, Any
         "labelled_step": None if wanted is None else {k: wanted[k] for k in ("agent", "step_id")},
         "decisive": named,
         "decisive_absent": tree.get("decisive_absent") if tree else None,
+        "agent_steps": agent_steps(tree) if tree else [],
     }
     said["agent_hit"] = bool(wanted and named and named["agent"] == wanted["agent"])
     said["step_hit"] = bool(said["agent_hit"] and named and named["step_id"] == wanted["step_id"])
     return said
+
+
+def agent_steps(tree: dict[str, Any]) -> list[dict[str, Any]]:
+    """The score of each step an agent took, by node (its agent's name) and step id: what
+    the decisive step was chosen from, to see why the labelled one was or was not."""
+    return [
+        {"node": node["agent"]["name"], "step_id": step["step_id"], "score": step["score"]}
+        for node in tree["nodes"]
+        for step in node["steps"]
+        if step["source"] == "agent"
+    ]
 
 
 def fraction(hits: int, of: int) -> dict[str, Any]:
