@@ -11,8 +11,8 @@ verdicts between invocations, so a set measured in parts (one format after anoth
 judged once and its figures come from one last invocation over all of it.
 
 Prints one JSON document (also to `--out`): per group (`all`, `format:<f>`,
-`producer:<p>`), three fractions, each `{hits, of, value, interval}` (a 95% bootstrap
-interval, `trust.intervals.rate_interval`, null with no run): `decisive_step` (failed runs
+`producer:<format>/<producer>`), four fractions, each `{hits, of, value, interval}` (a 95%
+bootstrap interval, `trust.intervals.rate_interval`, null with no run): `decisive_step` (failed runs
 with a labelled step whose decisive step is that step of that agent), `decisive_agent` (the
 same, the agent only), `pass_kept` (passed runs that pass), `fail_caught` (failed runs that
 do not pass); and per run what the judge said, with the score of each step an agent took.
@@ -132,7 +132,9 @@ def grouped(runs: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[str, list[dict[str, Any]]] = {"all": runs}
     for run in runs:
         groups.setdefault(f"format:{run['format']}", []).append(run)
-        groups.setdefault(f"producer:{run['producer']}", []).append(run)
+        # one producer's runs in two formats (openai-agents: OpenInference and OTLP GenAI) are
+        # two instrumentations, measured apart
+        groups.setdefault(f"producer:{run['format']}/{run['producer']}", []).append(run)
     return {name: figures(members) for name, members in groups.items()}
 
 
