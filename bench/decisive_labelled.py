@@ -5,19 +5,24 @@ pass/fail in its PROVENANCE, a failed one with the agent step that made it fail;
 tests/fixtures/PROVENANCE.md), scores them in one `agentjudge score` with the given judge
 (`--judge local`, the embedded one, by default; `--judge-url`/`--judge-model` for any other)
 and `decisive_roots=all`, so every run names a decisive step whatever its verdict, as
-`calibrate` does: the labels, not the judge, say which runs failed. `--formats` and
-`--producers` (comma-separated) keep some runs only.
+`calibrate` does: the labels, not the judge, say which runs failed. `--formats`,
+`--producers` and `--runs` (comma-separated) keep some runs only; `--cache PATH` keeps the
+verdicts between invocations, so a set measured in parts (one format after another) is
+judged once and its figures come from one last invocation over all of it.
 
 Prints one JSON document (also to `--out`): per group (`all`, `format:<f>`,
-`producer:<p>`), three fractions, each `{hits, of, value, interval}` (a 95% bootstrap
-interval, `trust.intervals.rate_interval`, null with no run): `decisive_step` (failed runs
+`producer:<format>/<producer>`), four fractions, each `{hits, of, value, interval}` (a 95%
+bootstrap interval, `trust.intervals.rate_interval`, null with no run): `decisive_step` (failed runs
 with a labelled step whose decisive step is that step of that agent), `decisive_agent` (the
 same, the agent only), `pass_kept` (passed runs that pass), `fail_caught` (failed runs that
-do not pass); and per run what the judge said. A run the judge could not score counts as a
-miss in every fraction it belongs to. With the embedded judge each step is a call of a few
-seconds on 2 cores: the 3 ATIF 1.8 runs (`--formats atif`) take minutes, all 48 much longer.
+do not pass); and per run what the judge said, with the score of each step an agent took.
+A run the judge could not score counts as a miss in every fraction it belongs to. With the
+embedded judge each step is a call of 5 s to minutes on 2 shared cores (the longer the
+step's prompt, the longer): the 3 ATIF 1.8 runs (`--formats atif`) take minutes, all 48
+runs (359 steps) hours.
 
-    python bench/decisive_labelled.py [--formats atif] [--judge local | --judge-url URL]
+    python bench/decisive_labelled.py [--formats atif] [--runs RUN,...] [--cache verdicts.sqlite]
+        [--judge local | --judge-url URL]
 """
 
 from __future__ import annotations
@@ -37,15 +42,19 @@ ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "tests" / "fixtures" / "traces" / "labels.json"
 
 
-def chosen(labels: list[dict[str, Any]], formats: str, producers: str) -> list[dict[str, Any]]:
-    """The labelled runs of the named formats and producers (all when none is named)."""
+def chosen(
+    labels: list[dict[str, Any]], formats: str, producers: str, runs: str = ""
+) -> list[dict[str, Any]]:
+    """The labelled runs of the named formats, producers and runs (all when none is named)."""
     keep_formats = {f for f in formats.split(",") if f}
     keep_producers = {p for p in producers.split(",") if p}
+    keep_runs = {r for r in runs.split(",") if r}
     return [
         label
         for label in labels
         if (not keep_formats or label["format"] in keep_formats)
         and (not keep_producers or label["producer"] in keep_producers)
+        and (not keep_runs or label["run"] in keep_runs)
     ]
 
 
@@ -77,10 +86,22 @@ def outcome(label: dict[str, Any], tree: dict[str, Any] | None) -> dict[str, Any
         "labelled_step": None if wanted is None else {k: wanted[k] for k in ("agent", "step_id")},
         "decisive": named,
         "decisive_absent": tree.get("decisive_absent") if tree else None,
+        "agent_steps": agent_steps(tree) if tree else [],
     }
     said["agent_hit"] = bool(wanted and named and named["agent"] == wanted["agent"])
     said["step_hit"] = bool(said["agent_hit"] and named and named["step_id"] == wanted["step_id"])
     return said
+
+
+def agent_steps(tree: dict[str, Any]) -> list[dict[str, Any]]:
+    """The score of each step an agent took, by node (its agent's name) and step id: what
+    the decisive step was chosen from, to see why the labelled one was or was not."""
+    return [
+        {"node": node["agent"]["name"], "step_id": step["step_id"], "score": step["score"]}
+        for node in tree["nodes"]
+        for step in node["steps"]
+        if step["source"] == "agent"
+    ]
 
 
 def fraction(hits: int, of: int) -> dict[str, Any]:
@@ -111,7 +132,9 @@ def grouped(runs: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[str, list[dict[str, Any]]] = {"all": runs}
     for run in runs:
         groups.setdefault(f"format:{run['format']}", []).append(run)
-        groups.setdefault(f"producer:{run['producer']}", []).append(run)
+        # one producer's runs in two formats (openai-agents: OpenInference and OTLP GenAI) are
+        # two instrumentations, measured apart
+        groups.setdefault(f"producer:{run['format']}/{run['producer']}", []).append(run)
     return {name: figures(members) for name, members in groups.items()}
 
 
@@ -120,14 +143,23 @@ def main() -> None:
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--formats", default="", help="e.g. atif,claude-code (default: all)")
     parser.add_argument("--producers", default="", help="e.g. terminus-2 (default: all)")
+    parser.add_argument("--runs", default="", help="labels.json run names (default: all)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="verdict store kept between invocations, so runs measured in parts are not "
+        "judged again (default: a fresh one)",
+    )
     parser.add_argument("--judge", default="local")
     parser.add_argument("--judge-url")
     parser.add_argument("--judge-model")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args()
-    labels = chosen(json.loads(args.labels.read_text())["runs"], args.formats, args.producers)
+    labels = chosen(
+        json.loads(args.labels.read_text())["runs"], args.formats, args.producers, args.runs
+    )
     if not labels:
-        sys.exit(f"{args.labels}: no labelled run of formats {args.formats!r}")
+        sys.exit(f"{args.labels}: no labelled run matches --formats, --producers and --runs")
     folder = args.labels.parent
     with tempfile.TemporaryDirectory(prefix="decisive-labelled-") as scratch:
         out = Path(scratch) / "out.json"
@@ -135,7 +167,7 @@ def main() -> None:
             sys.executable, "-m", "agentjudge", "score", *(str(folder / x["run"]) for x in labels),
             "-o", str(out), "--quiet", "--judge", args.judge,
             "--set", "decisive_roots=all", "--set", "partial_result_policy=skip_failed_trajectory",
-            "--cache", str(Path(scratch) / "verdicts.sqlite"),
+            "--cache", str(args.cache or Path(scratch) / "verdicts.sqlite"),
         ]  # fmt: skip
         for flag, value in (("--judge-url", args.judge_url), ("--judge-model", args.judge_model)):
             if value:
