@@ -376,7 +376,9 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
             time.sleep(0.2)
     assert driver.returncode == 0, errors.read_text()
     assert len(running) == 2  # one server per node, however many units
-    assert servers() <= before  # each stopped with the job
+    # each stopped with the job (only this job's: another process on the machine may run
+    # an embedded judge of its own meanwhile)
+    assert running.isdisjoint(servers())
     on_ray = results(tmp_path / "ray.json")
     assert on_ray["judge"]["successes"] == 4
     assert on_ray["run_parameters"]["atif_judge"].startswith("local/")
