@@ -148,9 +148,9 @@ def one_long_step(folder: Path) -> Path:
 
 
 def test_ctrl_c_stops_the_server_and_leaves_nothing_behind(tmp_path: Path) -> None:
-    """Ctrl-C while the server computes a call: the CLI stops it and exits within 3 s
+    """Ctrl-C while the server computes a call: the CLI stops it and exits within 4 s
     (the server gets SIGTERM, then SIGKILL after 1 s: on SIGTERM uvicorn would first
-    finish the call)."""
+    finish the call). 1.3-1.6 s measured at load 5 on 2 cores; 5.3 s with a 5 s grace."""
     with subprocess.Popen(
         command(one_long_step(tmp_path), "--no-cache", "-o", tmp_path / "out.json"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
@@ -170,7 +170,7 @@ def test_ctrl_c_stops_the_server_and_leaves_nothing_behind(tmp_path: Path) -> No
     assert cli.returncode == 130, err
     assert "interrupted" in err
     assert not running(server)
-    assert stopping < 3, f"the CLI took {stopping:.1f} s to stop after Ctrl-C"
+    assert stopping < 4, f"the CLI took {stopping:.1f} s to stop after Ctrl-C"
     assert not (tmp_path / "out.json").exists()
 
 
