@@ -4,7 +4,7 @@ server, talked to by the same provider code as any other server.
 The server (llama-cpp-python's, run by `llama_logprobs.py`) is a child process on 127.0.0.1
 and a free port, started when a job opens the provider (`serving()`) and stopped when it
 closes it, also on Ctrl-C and on errors. It runs in a process group of its own, which is
-what gets killed; on Linux it also dies with us if we are killed outright.
+what gets killed; on Linux it also dies with us (SIGKILL) if we are killed outright.
 
 The model is small, so its output is constrained to the answer's JSON schema, with the
 reasoning asked for before the score (a 1.5B model scores much better that way). No message
@@ -51,7 +51,9 @@ CALL_TIMEOUT = 600.0
 PORTABLE_BUILD = (
     "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
 )
-STOP_GRACE = 5.0
+# an idle server exits on SIGTERM in well under a second; a busy one would first finish
+# its call (uvicorn waits for requests in flight), so it gets SIGKILL after this
+STOP_GRACE = 1.0
 # llama-cpp-python's server, with log-probabilities read from each answer token's logits only
 SERVER_MODULE = "agentjudge.judge.providers.llama_logprobs"
 # llama-cpp-python renders the chat template and tokenizes the whole prompt with special=True
@@ -61,11 +63,14 @@ SERVER_MODULE = "agentjudge.judge.providers.llama_logprobs"
 # matches even without special parsing (`<tool_call>`, `</tool_call>`).
 _CONTROL_TOKEN = re.compile(r"<(?=\|[^\s<>|]{1,64}\|>|/s>|/?tool_call>)")
 
-# Run in the child before the server replaces it: ask Linux to SIGTERM it when its
-# parent dies (even by SIGKILL), and quit if the parent is already gone.
+# Run in the child before the server replaces it: ask Linux to SIGKILL it when its parent
+# dies (even by SIGKILL), and quit if the parent is already gone. SIGKILL, not SIGTERM: on
+# SIGTERM uvicorn waits for the request in flight, minutes of llama.cpp on a busy CPU, and
+# the server holds nothing worth a clean exit. (Linux sends it when the thread that started
+# the server ends: start it from one that lives as long as the server is needed.)
 _LAUNCH = """\
 import ctypes, os, signal, sys
-ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 if os.getppid() != int(sys.argv[1]):
     sys.exit(1)
 os.execv(sys.executable, [sys.executable, "-m", sys.argv[2], *sys.argv[3:]])
@@ -265,8 +270,8 @@ class LlamaServer:
         raise UsageError(f"the embedded judge's server {how} {when}{self._last_line()}; {fix}")
 
     def stop(self) -> None:
-        """Stop the server's whole process group: SIGTERM, then SIGKILL after a grace
-        period. Synchronous, so a second Ctrl-C cannot interrupt it half-way."""
+        """Stop the server's whole process group: SIGTERM, then SIGKILL after `STOP_GRACE`
+        seconds. Synchronous, so a second Ctrl-C cannot interrupt it half-way."""
         try:
             if self._process.poll() is None:
                 _signal_group(self._process.pid, signal.SIGTERM)
