@@ -19,7 +19,7 @@ do not pass); and per run what the judge said, with the score of each step an ag
 A run the judge could not score counts as a miss in every fraction it belongs to. With the
 embedded judge each step is a call of 5 s to minutes on 2 shared cores (the longer the
 step's prompt, the longer): the 3 ATIF 1.8 runs (`--formats atif`) take minutes, all 48
-runs (359 steps) hours.
+runs (360 steps) hours.
 
     python bench/decisive_labelled.py [--formats atif] [--runs RUN,...] [--cache verdicts.sqlite]
         [--judge local | --judge-url URL]

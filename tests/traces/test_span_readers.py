@@ -12,13 +12,15 @@ from typing import Any
 import pytest
 
 from agentjudge.atif.document import parse_trajectory
-from agentjudge.traces import otlp_genai
-from agentjudge.traces.otlp_spans import Span, SpanEvent
-from agentjudge.traces.span_runs import Turn
+from agentjudge.traces import openinference, otlp_genai
+from agentjudge.traces.otlp_spans import Placed, Span, SpanEvent
+from agentjudge.traces.span_runs import Agent, Role, Turn, read_runs
 from tests.conftest import FIXTURES
 
 TRACES = FIXTURES / "traces"
 FOLDERS = ("otlp-genai", "openinference")
+# Terminus-2's handover after its compaction (the ATIF original's user step 7)
+LATER_USER_MESSAGES = {"harbor-atif2otel__terminus-2__summarize.otlp.jsonl": 1}
 
 
 def agentjudge(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -63,10 +65,12 @@ def test_validate_gives_the_nodes_and_steps_each_provenance_describes(
     assert len(rows) == len(list((TRACES / folder).glob("*.otlp.json*")))
     for name, row in rows.items():
         root = roots[name]
-        # a step per model turn, and each agent's user input (the root's and a subagent's)
+        # a step per model turn, each agent's user input (the root's and a subagent's), and
+        # each user message a conversation started anew from (PROVENANCE rows do not say)
         assert root["valid"], root
         assert root["subagents"] == row["subagents"], name
-        assert root["steps"] == row["turns"] + 1 + row["subagents"], name
+        later = LATER_USER_MESSAGES.get(name, 0)
+        assert root["steps"] == row["turns"] + 1 + row["subagents"] + later, name
 
 
 def test_spans_that_are_no_step_are_counted_by_kind(validated: dict[str, Any]) -> None:
@@ -279,6 +283,63 @@ def test_tokens_are_counted_once_from_the_model_turns(tmp_path: Path, name: str)
         own + child["final_metrics"]["total_prompt_tokens"]
         == (doc["final_metrics"]["total_prompt_tokens"])
     )
+
+
+def test_a_new_conversation_after_a_compaction_starts_with_its_user_message(
+    tmp_path: Path,
+) -> None:
+    """harbor's export of Terminus-2 handing over after a compaction: its turn-1 model calls
+    are sent "Here are the answers..." (their `input.value`), the user step 7 of the ATIF
+    run it was converted from. Read, the trace has that run's steps but the system step
+    of the compaction (a CHAIN span, counted)."""
+    name = "harbor-atif2otel__terminus-2__summarize.otlp.jsonl"
+    doc = _converted(tmp_path, "openinference", name)
+    original = json.loads(
+        (TRACES / "atif-1.8" / "terminus-2__summarize" / "trajectory.json").read_text()
+    )
+    expected = [(s["source"], s["message"]) for s in original["steps"] if s["source"] != "system"]
+    assert [(s["source"], s["message"]) for s in doc["steps"]] == expected
+    assert expected[5][1].startswith("Here are the answers the other agent provided.")
+
+
+def test_only_a_turn_sent_another_first_user_message_adds_a_user_step() -> None:
+    """Every turn of a conversation repeats its first user message: that is one step; the
+    first turn's may be worded otherwise than the agent's input (a template) and adds none."""
+    roles: list[Role] = [
+        Agent("solver", "add 17 and 25"),
+        Turn("reading", user_input="Task: add 17 and 25"),
+        Turn("adding", user_input="Task: add 17 and 25"),
+        Turn("resuming", user_input="Summary so far: the numbers are 17 and 25"),
+        Turn("the total is 42", user_input="Summary so far: the numbers are 17 and 25"),
+    ]
+    spots = [
+        Placed("t", f"s{n}", None if n == 0 else "s0", 10**18 + n, n + 1, role)
+        for n, role in enumerate(roles)
+    ]
+    (run,) = read_runs([("t", spots)], "spans.jsonl", "test").runs
+    assert [(s["source"], s["message"]) for s in run.document["steps"]] == [
+        ("user", "add 17 and 25"),
+        ("agent", "reading"),
+        ("agent", "adding"),
+        ("user", "Summary so far: the numbers are 17 and 25"),
+        ("agent", "resuming"),
+        ("agent", "the total is 42"),
+    ]
+
+
+def test_an_llm_spans_message_list_input_value_is_its_user_input() -> None:
+    messages = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "Here are the answers"},
+        {"role": "user", "content": "and more"},
+    ]
+    attributes = {"openinference.span.kind": "LLM", "input.value": json.dumps(messages)}
+    turn = openinference.classify(_span(attributes, ()))
+    assert isinstance(turn, Turn)
+    assert turn.user_input == "Here are the answers"
+    plain = openinference.classify(_span({**attributes, "input.value": "[not json"}, ()))
+    assert isinstance(plain, Turn)
+    assert plain.user_input is None
 
 
 def test_a_handoff_is_one_root_whose_steps_name_their_agent(tmp_path: Path) -> None:

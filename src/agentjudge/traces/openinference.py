@@ -111,23 +111,38 @@ def _turn(span: Span) -> Turn:
             )
     if not outputs and attrs.get("output.value") is not None:
         texts.append(text_of(attrs.get("output.value")))
-    user = next(
-        (
-            _content(m)
-            for m in _indexed(attrs, "llm.input_messages.")
-            if m.get("message.role") == "user" and _content(m)
-        ),
-        None,
-    )
     return Turn(
         text="\n".join(texts),
         calls=tuple(calls),
-        user_input=user,
+        user_input=_first_user(attrs),
         model=_str(attrs.get("llm.model_name")),
         prompt_tokens=_int(attrs.get("llm.token_count.prompt")),
         completion_tokens=_int(attrs.get("llm.token_count.completion")),
         cached_tokens=_int(attrs.get("llm.token_count.prompt_details.cache_read")),
     )
+
+
+def _first_user(attrs: Any) -> str | None:
+    """The first user message a model turn was sent: from `llm.input_messages`, else from
+    `input.value` when it is a message list (the spec's input of any span kind; harbor's
+    atif2otel records a turn's messages only there)."""
+    flattened = _indexed(attrs, "llm.input_messages.")
+    if flattened:
+        users = (_content(m) for m in flattened if m.get("message.role") == "user")
+        return next((text for text in users if text), None)
+    raw = attrs.get("input.value")
+    if not isinstance(raw, str) or not raw.startswith("["):
+        return None
+    try:
+        messages = loads_bounded(raw)
+    except ValueError:
+        return None
+    for message in messages if isinstance(messages, list) else ():
+        if isinstance(message, dict) and message.get("role") == "user":
+            text = text_of(message.get("content"))
+            if text:
+                return text
+    return None
 
 
 def _tool(span: Span) -> ToolRun:

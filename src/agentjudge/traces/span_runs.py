@@ -11,7 +11,9 @@ Here the trace becomes a run:
   `subagent_trajectories` and referenced from the tool result (or the last model turn)
   that started it; further agents in the same tool call continue that subagent;
 - a node's steps are its user input, then each model turn with the tool results that
-  answer its calls (by call id, else by tool name, else the turn before the tool ran).
+  answer its calls (by call id, else by tool name, else the turn before the tool ran),
+  and a user step before a turn whose conversation starts from another user message than
+  its node's previous turn's (a compaction handed over).
 
 Tokens are taken from model turns only (an agent span's totals would count them twice).
 """
@@ -142,6 +144,10 @@ class _Node:
     steps: list[dict[str, Any]] = field(default_factory=list)
     children: list[_Node] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
+    # The first user message of the node's last model turn: a later turn that starts from
+    # another one was sent a new conversation (the context compacted and handed over, as
+    # Terminus-2 does), so that message is a new user step, as in the ATIF it came from.
+    prompt: str | None = None
 
     def last_turn(self) -> dict[str, Any] | None:
         return next((s for s in reversed(self.steps) if s["source"] == "agent"), None)
@@ -243,8 +249,12 @@ class _TraceBuilder:
         turn.setdefault("observation", {"results": []})["results"].append(result)
 
     def _turn(self, span: Spot, turn: Turn, node: _Node) -> None:
-        if not node.steps and turn.user_input:
+        if turn.user_input and (
+            not node.steps or (node.prompt is not None and turn.user_input != node.prompt)
+        ):
             node.steps.append(_user_step(turn.user_input, span))
+        if turn.user_input:
+            node.prompt = turn.user_input
         step: dict[str, Any] = {
             "source": "agent",
             "message": turn.text,
