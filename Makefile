@@ -1,5 +1,5 @@
 # The two commands of a fresh machine: `make demo` and `make test`. While developing,
-# `make check` is the fast loop: about 80 s, and it needs only the dev install.
+# `make check` is the fast loop: about 90 s, and it needs only the dev install.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -139,7 +139,7 @@ test: lint typecheck unit
 
 ## check: the fast loop while developing: ruff, mypy and the tests that need neither the
 ## embedded model, nor chromium, nor the real CLI and servers (pytest -m "$(CHECK_TESTS)");
-## only the dev install, no compile (about 80 s on 2 idle cores, README). `make test` before pushing.
+## only the dev install, no compile (about 90 s on 2 idle cores, README). `make test` before pushing.
 check: lint typecheck
 	$(BIN)/pytest -m "$(CHECK_TESTS)" $(PYTEST_ARGS)
 
