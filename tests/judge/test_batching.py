@@ -113,3 +113,23 @@ def test_each_apis_results_read_as_an_online_answer() -> None:
     assert anthropic_outcome({"type": "expired"}) == Unfinished(
         "batch_expired", "the request was expired in its batch"
     )
+
+
+def test_the_caps_hold_in_batch_mode_as_online(tmp_path: Path) -> None:
+    """Once the batched answers' price reaches --max-cost, or the calls max_judge_requests,
+    no further request goes into a batch: each is the cap's error, as online."""
+
+    async def judged(**caps: float) -> list[str | None]:
+        judge = client(server, tmp_path / f"{sorted(caps)}.sqlite")
+        for name, value in caps.items():
+            setattr(judge, name, value)
+        async with judge:
+            first = await judge.judge(request(0.3))
+            later = await asyncio.gather(*(judge.judge(request(s)) for s in (0.5, 0.7)))
+        return [first.error, *(o.error for o in later)]
+
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        assert asyncio.run(judged(max_cost_usd=1e-9)) == [None, "cost_cap", "cost_cap"]
+        assert asyncio.run(judged(max_requests=1)) == [None, "request_cap", "request_cap"]
+        assert server.batches is not None
+        assert sum(server.batches.submissions.values()) == 2  # one request per run

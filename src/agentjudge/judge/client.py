@@ -299,6 +299,9 @@ class JudgeClient:
         for round_ in range(batcher.settings.rounds + MAX_ADAPTATIONS):
             if round_ - adapted >= batcher.settings.rounds:
                 break
+            over = self._over_a_cap()  # a batch bills what it answers only once it ends
+            if over is not None:
+                raise over
             built = self.provider.build(request)
             self.stats.calls += 1
             self._measures.call()
@@ -368,19 +371,26 @@ class JudgeClient:
             f"to ask again; a call waits {policy.retry_budget:.0f} s at most"
         )
 
-    async def _attempt(self, request: JudgeRequest) -> Answer:
-        key = "\n".join(m.content for m in request.messages) if self._limit.prefix_order else ""
-        call = await self._limit.start(key)
+    def _over_a_cap(self) -> JudgeError | None:
+        """The error a call may not start with: `max_judge_requests` or `--max-cost` reached
+        (online and batched calls alike)."""
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
-            self._limit.release("other", call)
-            raise JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
+            return JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
         if self.max_cost_usd is not None and self.stats.cost_usd >= self.max_cost_usd:
-            self._limit.release("other", call)
-            raise JudgeError(
+            return JudgeError(
                 COST_CAP,
                 f"--max-cost {self.max_cost_usd:g} USD reached "
                 f"(${self.stats.cost_usd:.6f} spent by the calls made)",
             )
+        return None
+
+    async def _attempt(self, request: JudgeRequest) -> Answer:
+        key = "\n".join(m.content for m in request.messages) if self._limit.prefix_order else ""
+        call = await self._limit.start(key)
+        over = self._over_a_cap()
+        if over is not None:
+            self._limit.release("other", call)
+            raise over
         outcome: Outcome = "other"
         started = time.perf_counter()
         self.stats.calls += 1
