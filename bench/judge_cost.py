@@ -23,8 +23,24 @@ step (no system message, no context, no cut), and for each step scored under 0.5
 such message asking its category; sent to the same mimic and priced without caching or
 batch (the adapter asks for neither). Its one criteria derivation per job is left out.
 
+`floor`: the least any request pattern that shows the judge each scored step once can cost
+in batch mode, beside our batch run (`floor_usd`): the text of every judged step as our
+step prompts render it (`quote` of the step as `steps.render` fits it, which the prompt
+wraps in its step tag: the text the judge must read at least once, and the same text our
+run's input tokens hold), counted as the mimics count tokens (`CHARS_PER_TOKEN`
+characters a token, summed per step), billed once at the plain input rate; every other
+input token of our batch run (system message, task, context steps, the categorizations'
+prompts, the step text shown again) at the cache-read rate; the batch run's output
+tokens at the output rate; the whole at `BATCH_DISCOUNT`. Our rendering, not the
+adapter's: the floor splits our run's input, and our rendering is compact JSON, never
+longer than the adapter's `json.dumps` of the whole step (also reported, in tokens, as
+`step_text_tokens_as_the_adapter_sends_them`), so the floor is the lower of the two.
+`step_text_and_output_share`: the same with no other input at all (a pattern with no
+system message, no context, no categorization), the part of the floor that no layout of
+the prompts can remove.
+
 Prints one JSON object: per judge, each mode's calls, tokens by kind, USD, USD per 1,000
-steps and share of the contrib pattern's cost; what `score --dry-run` foretold for the
+steps and share of the contrib pattern's cost; the floor; what `score --dry-run` foretold for the
 online run (`dry_run_foretold`: a bound, every answer at its full budget); whether every
 mode gave the same step scores (and the contrib pattern the same). Target (issue 37):
 batch_cache <= 25% of contrib_pattern with identical step scores.
@@ -46,12 +62,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentjudge.api import job_criteria
 from agentjudge.judge import JudgeClient, JudgeRequest
 from agentjudge.judge.price import Pricer, Rates
 from agentjudge.judge.providers import JudgeSpec, build_provider
 from agentjudge.judge.request import Message
+from agentjudge.scoring.config import ScoreConfig
 from agentjudge.scoring.criteria import DEFAULT_RUBRIC
+from agentjudge.scoring.foretell import BATCH_DISCOUNT
+from agentjudge.scoring.job import load_roots
+from agentjudge.scoring.plan import plan_node, step_chars, step_system
+from agentjudge.scoring.prompts import quote
+from agentjudge.scoring.steps import FileCache, node_steps
 from agentjudge.testing import JudgeServer
+from agentjudge.testing.mimic.prompt_cache import CHARS_PER_TOKEN
 
 KEY = "sk-bench-key-0123456789"
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -249,6 +273,55 @@ def uncached_usd(rates: Rates, input_tokens: int, output_tokens: int) -> float:
     return rates.price(input_tokens, 0, 0, output_tokens)
 
 
+def step_text_tokens(runs: Path, provider: str, model: str) -> list[int]:
+    """The tokens (as the mimics count them) of each judged step's own text as our step
+    prompts render it, one entry per step request: every node of `runs` planned as
+    `score` plans it with the default settings."""
+    config = ScoreConfig.model_validate(
+        {"trajectory_path": [str(runs)], "judge": provider, "judge_model": model}
+    )
+    criteria = job_criteria(config)
+    system = step_system(criteria.rubric, config.judge, criteria.answer_shape)
+    tokens = []
+    for root in load_roots(config):
+        files = FileCache()
+        for node in root.walk():
+            found = node_steps(node, files, step_chars(config.judge))
+            plan = plan_node(found, node.trajectory_id, criteria.rubric, criteria, config, system)
+            for planned in plan.steps:
+                text = quote(planned.view.data)
+                if f"<step>{text}</step>" not in planned.request.messages[-1].content:
+                    sys.exit(f"{node.id}: the step prompt does not show the step as rendered")
+                tokens += [len(text) // CHARS_PER_TOKEN] * len(planned.samples)
+    return tokens
+
+
+def floor_usd(rates: Rates, input_tokens: int, step_tokens: int, output_tokens: int) -> float:
+    """The floor (see the module's docstring): of a run's `input_tokens`, `step_tokens`
+    (the judged steps' own text) at the input rate and every other one at the cache-read
+    rate, `output_tokens` at the output rate, all at the batch discount."""
+    others = max(input_tokens - step_tokens, 0)
+    return rates.price(input_tokens, others, 0, output_tokens) * BATCH_DISCOUNT
+
+
+def floor_figures(
+    rates: Rates, used: dict[str, int], step_tokens: int, adapter_tokens: int, contrib_usd: float
+) -> dict[str, Any]:
+    """The floor of a run whose usage is `used` (its input and output tokens), and the
+    part of it no prompt layout removes (the step text and the output alone)."""
+    usd = floor_usd(rates, used["input_tokens"], step_tokens, used["output_tokens"])
+    alone = floor_usd(rates, step_tokens, step_tokens, used["output_tokens"])
+    return {
+        "step_text_tokens": step_tokens,
+        "step_text_tokens_as_the_adapter_sends_them": adapter_tokens,
+        "other_input_tokens_at_cache_read": max(used["input_tokens"] - step_tokens, 0),
+        "output_tokens": used["output_tokens"],
+        "usd": round(usd, 4),
+        "share_of_contrib": round(usd / contrib_usd, 3),
+        "step_text_and_output_share": round(alone / contrib_usd, 3),
+    }
+
+
 def contrib_requests(document: dict[str, Any], runs: Path) -> list[JudgeRequest]:
     """The contrib adapter's requests for the same steps and verdicts: one per step, and
     one more per step scored under the failure threshold (its category)."""
@@ -372,6 +445,17 @@ def bench_judge(judge: str, runs: Path, folder: Path, steps: int) -> dict[str, A
         for r, o in zip(requests, outcomes, strict=True)
         if '"allowed_categories"' not in r.messages[0].content
     ]
+    # the floor of the batch run (else of the first run, when batch mode is not available)
+    floor_run = runs_by_flags.get(MODES[-1].flags) or next(iter(runs_by_flags.values()))
+    step_tokens = step_text_tokens(runs, provider, model)
+    if len(step_tokens) != len(measured_scores := step_scores(floor_run)):
+        sys.exit(f"{judge}: {len(step_tokens)} step texts for {len(measured_scores)} steps")
+    adapter_tokens = sum(
+        len(json.dumps(json.loads(r.messages[0].content)["step"])) // CHARS_PER_TOKEN
+        for r in requests
+        if '"allowed_categories"' not in r.messages[0].content
+    )
+    floor = floor_figures(rates, floor_run["judge"], sum(step_tokens), adapter_tokens, contrib_usd)
     reported = {
         name: (
             figures(mode["usd"], steps, contrib_usd, mode["counters"]) if "usd" in mode else mode
@@ -398,6 +482,7 @@ def bench_judge(judge: str, runs: Path, folder: Path, steps: int) -> dict[str, A
                 "output_tokens": stats.output_tokens,
             },
         ),
+        "floor": floor,
         "step_scores_identical_across_modes": all(s == measured[0] for s in measured),
         "contrib_step_scores_identical": contrib_scores == measured[0],
         "cheapest_available_share_of_contrib": round(best / contrib_usd, 3) if best else None,
