@@ -195,3 +195,28 @@ def test_a_server_that_refuses_the_cache_key_is_sent_none_after() -> None:
     assert ["prompt_cache_key" in data for data in sent] == [True, False, False]
     assert len(notes) == 1
     assert "takes no prompt_cache_key" in notes[0]
+
+
+def test_the_openai_mimic_shares_no_start_between_answer_schemas() -> None:
+    """OpenAI's structured-output schema is a prefix of the system message: a category
+    request repeating a step request's messages word for word, held to another schema,
+    reads nothing from the cache; the same messages under the same schema do."""
+    messages = (Message("system", SYSTEM), Message("user", "the step " * 1000))
+    provider = OpenAI("http://o/v1", "gpt-5-mini", KEY)
+    step = JudgeRequest(messages, "v")
+    category = JudgeRequest(messages, "v", answer="category")
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        url = f"http://127.0.0.1:{server.port}/v1/chat/completions"
+
+        def cached(request: JudgeRequest) -> int:
+            response = httpx.post(
+                url, json=body(request, provider), headers={"authorization": f"Bearer {KEY}"}
+            )
+            assert response.status_code == 200, response.text
+            tokens: int = response.json()["usage"]["prompt_tokens_details"]["cached_tokens"]
+            return tokens
+
+        assert cached(step) == 0
+        assert cached(category) == 0  # the same 2,350 tokens of messages: another schema
+        assert cached(step) == 2304  # the same schema: its start, in 128-token steps
+        assert cached(category) == 2304

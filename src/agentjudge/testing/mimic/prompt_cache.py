@@ -1,6 +1,8 @@
 """A provider's automatic prompt cache as OpenAI documents it: a prompt whose start repeats
 an earlier prompt's (same model) has that start read from the cache, counted in
-`usage.prompt_tokens_details.cached_tokens` from 1,024 tokens, in steps of 128.
+`usage.prompt_tokens_details.cached_tokens` from 1,024 tokens, in steps of 128. The answer's
+schema (structured outputs) "serves as a prefix to the system message" (OpenAI's prompt
+caching guide): prompts held to different schemas share no start, whatever their messages.
 
 Tokens are the mimics' estimate (four characters a token), so the cache remembers each
 prompt's text at every 128-token boundary past 1,024: a lookup is one set probe a boundary,
@@ -10,6 +12,7 @@ whatever the number of prompts seen.
 from __future__ import annotations
 
 import hashlib
+import json
 
 from agentjudge.testing.scripted import Prompt
 
@@ -26,11 +29,14 @@ class PromptCache:
         self._starts: set[bytes] = set()
 
     def read(self, prompt: Prompt) -> int:
-        """Tokens of `prompt`'s start an earlier prompt of the same model shared (0 under
-        the minimum); then `prompt` is one of the earlier prompts."""
+        """Tokens of `prompt`'s start an earlier prompt of the same model and answer schema
+        shared (0 under the minimum); then `prompt` is one of the earlier prompts. The
+        schema's own tokens are not counted (the mimics count message text only)."""
         text = "".join(message["content"] for message in prompt.messages)
         cached = 0
-        digest = hashlib.sha256(prompt.model.encode() + b"\0")
+        # the schema comes before the messages: in the digest every key starts from
+        schema = json.dumps(prompt.schema, sort_keys=True) if prompt.schema is not None else ""
+        digest = hashlib.sha256(f"{prompt.model}\0{schema}\0".encode())
         tokens, consumed = MIN_TOKENS, 0
         while tokens * CHARS_PER_TOKEN <= len(text):
             digest.update(text[consumed : tokens * CHARS_PER_TOKEN].encode())
