@@ -220,3 +220,28 @@ def test_the_openai_mimic_shares_no_start_between_answer_schemas() -> None:
         assert cached(category) == 0  # the same 2,350 tokens of messages: another schema
         assert cached(step) == 2304  # the same schema: its start, in 128-token steps
         assert cached(category) == 2304
+
+
+def test_the_anthropic_mimic_keeps_the_system_entry_not_the_messages_for_another_tool_choice(
+    anthropic: JudgeServer,
+) -> None:
+    """Anthropic: "Changes to `tool_choice` parameter only affect message blocks"; other
+    tools invalidate every entry."""
+    tool = {"input_schema": {"type": "object", "properties": {}}}
+    tools = [{"name": "score", **tool}, {"name": "category", **tool}]
+    system = [{"type": "text", "text": "s" * 8000, "cache_control": {"type": "ephemeral"}}]
+
+    def sent(choice: str, listed: list[dict[str, Any]] = tools) -> dict[str, Any]:
+        data = messages_body([text(8000, mark=True, fill="m"), text(40, fill="q")])
+        data.update(system=system, tools=listed, tool_choice={"type": "tool", "name": choice})
+        return data
+
+    first = usage(anthropic, sent("score"))
+    assert (first["cache_read_input_tokens"], first["cache_creation_input_tokens"]) == (0, 4000)
+    other_choice = usage(anthropic, sent("category"))
+    # the system prompt's 2,000 tokens are read, the messages' 2,000 written again
+    assert other_choice["cache_read_input_tokens"] == 2000
+    assert other_choice["cache_creation_input_tokens"] == 2000
+    assert usage(anthropic, sent("score"))["cache_read_input_tokens"] == 4000
+    other_tools = usage(anthropic, sent("score", tools[:1]))
+    assert other_tools["cache_read_input_tokens"] == 0

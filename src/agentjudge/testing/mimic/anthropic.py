@@ -264,10 +264,16 @@ class Anthropic(Dialect):
     def _usage(self, prompt: Prompt, body: dict[str, Any], output_tokens: int) -> dict[str, Any]:
         # `input_tokens` is what follows the last cache breakpoint: the cache's reads and
         # writes are counted apart, and only where `cache_control` asked for them
-        blocks = [(block.get("text", ""), "cache_control" in block) for block in _blocks(body)]
+        head = _head_blocks(body)
+        sent = head + _message_blocks(body)
+        blocks = [(block.get("text", ""), "cache_control" in block) for block in sent]
         tools = json.dumps(body.get("tools"), sort_keys=True)
+        # another tool_choice keeps the tools' and system's entries, not the messages'
+        choice = json.dumps(body.get("tool_choice"), sort_keys=True)
         minimum = min_cacheable_tokens(prompt.model)
-        read, written = self.cache.use(prompt.model, tools, blocks, minimum)
+        read, written = self.cache.use(
+            prompt.model, tools, blocks, minimum, choice, messages_from=len(head)
+        )
         return {
             "input_tokens": max(1, prompt.tokens() - read - written),
             "output_tokens": output_tokens,
@@ -301,6 +307,11 @@ class Anthropic(Dialect):
 def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The request's cacheable blocks in the order the cache reads them: the tools (as one,
     marked if any is), the system prompt's blocks, the messages' content blocks."""
+    return _head_blocks(body) + _message_blocks(body)
+
+
+def _head_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tools (as one block, marked if any is) and the system prompt's blocks."""
     tools = body.get("tools") or []
     marked = [t["cache_control"] for t in tools if isinstance(t, dict) and "cache_control" in t]
     out: list[dict[str, Any]] = [{"cache_control": marked[-1]} if marked else {}]
@@ -309,6 +320,12 @@ def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"type": "text", "text": system})
     elif isinstance(system, list):
         out += system
+    return out
+
+
+def _message_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages' content blocks, in order (a string content is one block)."""
+    out: list[dict[str, Any]] = []
     for message in body.get("messages") or []:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, str):

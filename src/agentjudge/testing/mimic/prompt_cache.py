@@ -54,21 +54,31 @@ class PromptCache:
 # `cache_control`; the prefix up to such a breakpoint (tools, system, messages, in that
 # order) is written when it reaches the model's minimum, and a request reads the longest
 # entry found at a block boundary up to LOOKBACK_BLOCKS before one of its breakpoints.
+# Other tools change every entry; another `tool_choice`, only those past the system
+# prompt ("Changes to `tool_choice` parameter only affect message blocks").
 LOOKBACK_BLOCKS = 20
 MAX_BREAKPOINTS = 4
 
 
 class BreakpointCache:
-    """The prefixes written at breakpoints, by model and tools; `use` counts a request's
+    """The prefixes written at breakpoints, by model, tools and (for the messages'
+    blocks) `tool_choice`; `use` counts a request's
     cache reads and writes (in the mimics' tokens) and keeps what it wrote."""
 
     def __init__(self) -> None:
         self._entries: set[bytes] = set()
 
     def use(
-        self, model: str, tools: str, blocks: list[tuple[str, bool]], minimum: int
+        self,
+        model: str,
+        tools: str,
+        blocks: list[tuple[str, bool]],
+        minimum: int,
+        tool_choice: str = "",
+        messages_from: int | None = None,
     ) -> tuple[int, int]:
-        """(read, written) tokens of a request of `blocks` (text, marked), in order."""
+        """(read, written) tokens of a request of `blocks` (text, marked), in order, the
+        messages' from `messages_from` on (their entries keyed by `tool_choice` too)."""
         marks = [i for i, (_, marked) in enumerate(blocks) if marked]
         if not marks:
             return 0, 0
@@ -76,7 +86,9 @@ class BreakpointCache:
         keys: list[bytes] = []
         tokens: list[int] = []
         chars = 0
-        for text, _ in blocks:
+        for index, (text, _) in enumerate(blocks):
+            if index == messages_from:
+                digest.update(f"\0{tool_choice}\0".encode())
             digest.update(text.encode())
             chars += len(text)
             keys.append(digest.copy().digest())
