@@ -32,18 +32,19 @@ characters a token, summed per step), billed once at the plain input rate; every
 input token of our batch run (system message, task, context steps, the categorizations'
 prompts, the step text shown again) at the cache-read rate; the batch run's output
 tokens at the output rate; the whole at `BATCH_DISCOUNT`. Our rendering, not the
-adapter's: the floor splits our run's input, and our rendering is compact JSON, never
-longer than the adapter's `json.dumps` of the whole step (also reported, in tokens, as
+adapter's: the floor splits our run's input, and our rendering (compact JSON) is shorter
+in total than the adapter's `json.dumps` of each whole step (also reported, in tokens, as
 `step_text_tokens_as_the_adapter_sends_them`), so the floor is the lower of the two.
 `step_text_and_output_share`: the same with no other input at all (a pattern with no
 system message, no context, no categorization), the part of the floor that no layout of
 the prompts can remove.
 
 Prints one JSON object: per judge, each mode's calls, tokens by kind, USD, USD per 1,000
-steps and share of the contrib pattern's cost; the floor; what `score --dry-run` foretold for the
-online run (`dry_run_foretold`: a bound, every answer at its full budget); whether every
-mode gave the same step scores (and the contrib pattern the same). Target (issue 37):
-batch_cache <= 25% of contrib_pattern with identical step scores.
+steps and share of the contrib pattern's cost; the floor; what `score --dry-run` foretold
+for the online run (`dry_run_foretold`: a bound, every answer at its full budget); whether
+every mode gave the same step scores (and the contrib pattern the same). Target (issue
+37): batch_cache <= 25% of contrib_pattern with identical step scores (below the floor on
+the bench collection: bench/RESULTS.md).
 
     python bench/judge_cost.py [--trajectories 200] [--steps 25]
                                [--judges openai/gpt-5-mini,anthropic/claude-sonnet-4-5]
