@@ -277,7 +277,8 @@ def uncached_usd(rates: Rates, input_tokens: int, output_tokens: int) -> float:
 def step_text_tokens(runs: Path, provider: str, model: str) -> list[int]:
     """The tokens (as the mimics count them) of each judged step's own text as our step
     prompts render it, one entry per step request: every node of `runs` planned as
-    `score` plans it with the default settings."""
+    `score` plans it with the default settings, but for the judge's context window (the
+    bench's steps fit it whole: none is cut to fit)."""
     config = ScoreConfig.model_validate(
         {"trajectory_path": [str(runs)], "judge": provider, "judge_model": model}
     )
@@ -447,7 +448,8 @@ def bench_judge(judge: str, runs: Path, folder: Path, steps: int) -> dict[str, A
         if '"allowed_categories"' not in r.messages[0].content
     ]
     # the floor of the batch run (else of the first run, when batch mode is not available)
-    floor_run = runs_by_flags.get(MODES[-1].flags) or next(iter(runs_by_flags.values()))
+    batch_flags = next(m.flags for m in MODES if m.name == "batch_cache")
+    floor_run = runs_by_flags.get(batch_flags) or next(iter(runs_by_flags.values()))
     step_tokens = step_text_tokens(runs, provider, model)
     if len(step_tokens) != len(measured_scores := step_scores(floor_run)):
         sys.exit(f"{judge}: {len(step_tokens)} step texts for {len(measured_scores)} steps")
