@@ -377,8 +377,11 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
     _print_timeout(run, config, console)
     lost = unanswered(document, stats)
     if lost is not None:
+        # a job that succeeded all the same (its steps from the verdict store, only the
+        # categorizations or picks unanswered) exits 0: its line is a warning, not an error
+        kind = "error" if error else "warning"
         console.print(
-            f"error: {lost}; check --judge-url and that the server is up",
+            f"{kind}: {lost}; check --judge-url and that the server is up",
             markup=False,
             highlight=False,
         )

@@ -1,0 +1,39 @@
+"""What `score` says after its summary agrees with its exit code: a job that exits 0 prints
+no `error:` line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from agentjudge.cli import main
+from agentjudge.testing.judge_server import JudgeServer
+from tests.atif.docs import doc, write
+
+
+def test_a_run_that_succeeds_without_any_answer_warns_and_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # every step below the failure threshold, so each asks for a categorization, which the
+    # test server never answers usably: the categorizations are not stored, the steps are
+    document = doc(3)
+    for agent_step in document["steps"][1:]:
+        agent_step["message"] = "done [[score=0.1]]"
+    write(tmp_path / "runs" / "a.json", document)
+    with JudgeServer() as server:
+        flags = [
+            str(tmp_path / "runs"), "--judge-url", server.base_url, "--judge-model", "m",
+            "--cache", str(tmp_path / "store.sqlite"), "-o", str(tmp_path / "out.json"),
+            "--set", "judge_max_attempts=1", "--set", "judge_initial_backoff_seconds=0.01",
+            "--set", "judge_retry_round_pause_seconds=0.01",
+        ]  # fmt: skip
+        assert main(["score", *flags]) == 0
+        capsys.readouterr()
+        server.script.faults = {"500": 1.0}  # now nothing is answered
+        assert main(["score", *flags]) == 0
+
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("error:")] == []
+    assert re.search(r"^warning: none of \d+ judge calls got an answer from ", err, re.M)
