@@ -46,7 +46,8 @@ class ScoreConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     trajectory_path: list[str] = []
-    """ATIF and trace files or folders (searched recursively): the command's paths."""
+    """ATIF and trace files or folders (searched recursively): the command's paths; one
+    path may be given as a string."""
     trace_format: str | None = None
     """The format every input is read in (atif, otlp-genai, openinference, claude-code,
     codex, inspect: docs/formats.md); unset, each file's content says."""
@@ -178,6 +179,13 @@ class ScoreConfig(BaseModel):
     ray_address: str | None = None
     """Score on a Ray cluster (docs/distributed.md): auto joins the one RAY_ADDRESS or `ray
     start` made, local starts one here, else the head's HOST:PORT or ray://HOST:PORT."""
+
+    @field_validator("trajectory_path", mode="before")
+    @classmethod
+    def _one_path(cls, value: Any) -> Any:
+        # one path as a string, as the eval-hub-contrib provider's `trajectory_path` is
+        # written (and `--set trajectory_path=runs/`): a list of that one path
+        return [value] if isinstance(value, str) else value
 
     @field_validator("trace_format")
     @classmethod

@@ -1,0 +1,26 @@
+"""`ScoreConfig` as a user writes it: in a YAML `--config` file or with `--set`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentjudge.errors import UsageError
+from agentjudge.scoring.config import load_config
+
+
+def test_one_trajectory_path_may_be_a_string(tmp_path: Path) -> None:
+    # as the eval-hub-contrib provider writes it: `trajectory_path: /test_data/runs`
+    (tmp_path / "score.yaml").write_text("trajectory_path: runs/\njudge: fake\n")
+    assert load_config(tmp_path / "score.yaml", {}).trajectory_path == ["runs/"]
+    from_set = load_config(None, {"trajectory_path": "runs/", "judge": "fake"})
+    assert from_set.trajectory_path == ["runs/"]
+    both = load_config(None, {"trajectory_path": ["a/", "b.json"], "judge": "fake"})
+    assert both.trajectory_path == ["a/", "b.json"]
+
+
+def test_a_trajectory_path_of_another_type_is_still_refused(tmp_path: Path) -> None:
+    (tmp_path / "score.yaml").write_text("trajectory_path: 5\njudge: fake\n")
+    with pytest.raises(UsageError, match=r"score\.yaml: trajectory_path: "):
+        load_config(tmp_path / "score.yaml", {})
