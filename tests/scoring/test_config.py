@@ -24,3 +24,16 @@ def test_a_trajectory_path_of_another_type_is_still_refused(tmp_path: Path) -> N
     (tmp_path / "score.yaml").write_text("trajectory_path: 5\njudge: fake\n")
     with pytest.raises(UsageError, match=r"score\.yaml: trajectory_path: "):
         load_config(tmp_path / "score.yaml", {})
+
+
+def test_a_config_of_bad_yaml_says_where_and_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "score.yaml").write_text("judge: fake\nrubric: [unclosed\n")
+    with pytest.raises(UsageError) as caught:
+        load_config(tmp_path / "score.yaml", {})
+    assert str(caught.value).endswith("score.yaml: not valid YAML (line 3); fix the syntax")
+
+
+def test_a_config_that_is_a_folder_asks_for_a_file_not_json(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        load_config(tmp_path, {})
+    assert str(caught.value) == f"config file {tmp_path} is a folder; name a file"

@@ -247,8 +247,10 @@ def load_config(
     if config_file is not None:
         try:
             loaded = load_yaml(read_text_capped(config_file, "config file"), str(config_file))
-        except yaml.YAMLError:
-            raise UsageError(f"{config_file}: not valid YAML") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f" (line {mark.line + 1})" if mark is not None else ""
+            raise UsageError(f"{config_file}: not valid YAML{line}; fix the syntax") from None
         if loaded is not None and not isinstance(loaded, dict):
             raise UsageError(f"{config_file}: must be a mapping of parameter names to values")
         values.update(loaded or {})
