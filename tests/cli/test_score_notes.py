@@ -3,12 +3,14 @@ no `error:` line."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from agentjudge.cli import main
+from agentjudge.report.results import summary_line
 from agentjudge.testing.judge_server import JudgeServer
 from tests.atif.docs import doc, write
 
@@ -37,3 +39,21 @@ def test_a_run_that_succeeds_without_any_answer_warns_and_exits_0(
     err = capsys.readouterr().err
     assert [line for line in err.splitlines() if line.startswith("error:")] == []
     assert re.search(r"^warning: none of \d+ judge calls got an answer from ", err, re.M)
+
+
+def test_the_summary_line_shows_no_python_none_and_rounds_the_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "empty.json").write_text("")
+    out = tmp_path / "out.json"
+    assert (
+        main(["score", str(tmp_path / "runs"), "--judge", "fake", "--no-cache", "-o", str(out)])
+        == 2
+    )
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("agentjudge score:")]
+    assert " atif_failure_categorization_rate=- " in line, line
+
+    document = json.loads(out.read_text())
+    document["metrics"]["atif_failure_categorization_rate"] = 5 / 7
+    assert " atif_failure_categorization_rate=0.7143 " in summary_line(document, out)
