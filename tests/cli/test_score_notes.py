@@ -57,3 +57,14 @@ def test_the_summary_line_shows_no_python_none_and_rounds_the_rate(
     document = json.loads(out.read_text())
     document["metrics"]["atif_failure_categorization_rate"] = 5 / 7
     assert " atif_failure_categorization_rate=0.7143 " in summary_line(document, out)
+
+
+def test_json_without_dry_run_is_a_usage_error_not_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "runs" / "a.json", doc(3))
+    out = tmp_path / "out.json"
+    code = main(["score", str(tmp_path / "runs"), "--judge", "fake", "--json", "-o", str(out)])
+    assert code == 3
+    assert capsys.readouterr().err.startswith("error: --json prints the plan of --dry-run")
+    assert not out.exists()

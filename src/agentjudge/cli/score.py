@@ -110,6 +110,11 @@ def score_command(
     Exit 0: succeeded and complete; 1: succeeded but incomplete (--judge-timeout reached,
     say) or below --fail-under; 2: the job failed; 3: usage or configuration error.
     """
+    if as_json and not dry_run:  # alone it would be dropped without a word: a run, not JSON
+        raise UsageError(
+            "--json prints the plan of --dry-run as JSON: add --dry-run, or drop --json (the "
+            "results are a JSON file already: -o FILE)"
+        )
     if ray and paths:
         _check_not_an_address(paths)
     flags: dict[str, tuple[str, Any]] = {
