@@ -68,3 +68,17 @@ def test_json_without_dry_run_is_a_usage_error_not_a_run(
     assert code == 3
     assert capsys.readouterr().err.startswith("error: --json prints the plan of --dry-run")
     assert not out.exists()
+
+
+def test_fail_under_says_why_the_run_exits_1_even_when_quiet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "runs" / "a.json", doc(3))
+    flags = [str(tmp_path / "runs"), "--judge", "fake", "--no-cache", "-q"]
+    assert main(["score", *flags, "-o", str(tmp_path / "a.json"), "--fail-under", "0.99"]) == 1
+    score = json.loads((tmp_path / "a.json").read_text())["overall_score"]
+    lines = capsys.readouterr().err.splitlines()
+    assert f"atif_overall_score {score:.4f} is below --fail-under 0.99: exit 1" in lines
+
+    assert main(["score", *flags, "-o", str(tmp_path / "b.json"), "--fail-under", "0.01"]) == 0
+    assert "fail-under" not in capsys.readouterr().err

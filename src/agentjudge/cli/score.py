@@ -380,6 +380,7 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
         kinds = ", ".join(f"{kind} ({count})" for kind, count in document["step_errors"].items())
         console.print(f"steps the judge gave no verdict for: {kinds}", highlight=False)
     _print_timeout(run, config, console)
+    _print_fail_under(run, config, console)
     lost = unanswered(document, stats)
     if lost is not None:
         # a job that succeeded all the same (its steps from the verdict store, only the
@@ -410,6 +411,21 @@ def _print_timeout(run: ScoreRun, config: ScoreConfig, console: Console) -> None
             f"judging stopped at {what}: {cut} node(s) left unjudged; what was judged is kept "
             "(in the results and, unless --no-cache, the verdict store, so the same command "
             "again judges only the rest)",
+            markup=False,
+            highlight=False,
+        )
+
+
+def _print_fail_under(run: ScoreRun, config: ScoreConfig, console: Console) -> None:
+    """Say, even with --quiet, that --fail-under is why a job that succeeded exits 1: its
+    summary says `succeeded` and may say `atif_complete=true`."""
+    overall = run.document["overall_score"]
+    if run.result.failed or config.fail_under is None:
+        return
+    if overall is None or overall < config.fail_under:
+        shown = "-" if overall is None else f"{overall:.4f}"
+        console.print(
+            f"atif_overall_score {shown} is below --fail-under {config.fail_under:g}: exit 1",
             markup=False,
             highlight=False,
         )
