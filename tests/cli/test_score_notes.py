@@ -82,3 +82,20 @@ def test_fail_under_says_why_the_run_exits_1_even_when_quiet(
 
     assert main(["score", *flags, "-o", str(tmp_path / "b.json"), "--fail-under", "0.01"]) == 0
     assert "fail-under" not in capsys.readouterr().err
+
+
+def test_an_unreachable_mlflow_is_one_warning_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mlflow")
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")  # MLflow retries for minutes
+    write(tmp_path / "runs" / "a.json", doc(3))
+    out = tmp_path / "out.json"
+    uri = "http://user:mlflow-secret@127.0.0.1:9"  # nothing listens on port 9 (discard)
+    flags = [str(tmp_path / "runs"), "--judge", "fake", "--no-cache", "-q", "-o", str(out)]
+    assert main(["score", *flags, "--mlflow-tracking-uri", uri]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the run could not be logged to MLflow at http://127.0.0.1:9 " in err
+    assert "internal error" not in err
+    assert "mlflow-secret" not in err
+    assert json.loads(out.read_text())["status"] == "succeeded"

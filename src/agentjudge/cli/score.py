@@ -258,7 +258,6 @@ def run_score(
     from agentjudge.api import score_trajectories
     from agentjudge.judge.samples import temperature_note
     from agentjudge.report.decisive import roots_table
-    from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
     console = Console(stderr=True, soft_wrap=True)
@@ -305,8 +304,7 @@ def run_score(
 
         write_text_atomic(html, score_page(run.document), "--html", "the HTML report")
     if mlflow_uri:
-        run_id = log_run(run.document, config, run.manifests, mlflow_uri, mlflow_experiment)
-        console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
+        _log_to_mlflow(run, config, mlflow_uri, mlflow_experiment, console)
     if otlp_evaluations:
         _send_evaluations(run, otlp_evaluations, quiet, console)
     if interactive:
@@ -321,6 +319,33 @@ def run_score(
             console.print(printable(f"HTML report: {html}"), markup=False, highlight=False)
     _print_notes(run, config, quiet, console)
     return _exit_code(run, config)
+
+
+def _log_to_mlflow(
+    run: ScoreRun, config: ScoreConfig, uri: str, experiment: str, console: Console
+) -> None:
+    """Log the run to MLflow. A tracking server that cannot be reached or refuses costs one
+    warning line, as a receiver of --otlp-evaluations does: the results file is written
+    already and the exit code is the run's. Its URI is shown without credentials."""
+    from agentjudge.judge.secrets import redact_endpoint
+    from agentjudge.report.mlflow import log_run
+
+    try:
+        run_id = log_run(run.document, config, run.manifests, uri, experiment)
+    except Exception as exc:
+        # MLflow's own errors and its HTTP client's (OSError); anything else is a bug of ours
+        if not (isinstance(exc, OSError) or type(exc).__module__.startswith("mlflow.")):
+            raise
+        console.print(
+            printable(
+                f"warning: the run could not be logged to MLflow at {redact_endpoint(uri)} "
+                f"({type(exc).__name__}); the results file is written"
+            ),
+            markup=False,
+            highlight=False,
+        )
+        return
+    console.print(f"mlflow run {run_id} in experiment {experiment!r}")
 
 
 def _send_evaluations(run: ScoreRun, url: str, quiet: bool, console: Console) -> None:
