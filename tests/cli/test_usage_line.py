@@ -41,3 +41,11 @@ def test_a_bad_command_line_is_one_error_line(
 def test_a_bare_group_still_shows_its_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["convert"]) == 3
     assert "agentjudge convert" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [["score", "runs/"], ["grade"], ["calibrate", "l.json"]])
+def test_an_empty_cache_path_is_refused_not_the_shared_default(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*command, "--cache", ""]) == 3
+    assert "--cache': an empty path: give the verdict store's file" in capsys.readouterr().err

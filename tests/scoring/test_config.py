@@ -37,3 +37,9 @@ def test_a_config_that_is_a_folder_asks_for_a_file_not_json(tmp_path: Path) -> N
     with pytest.raises(UsageError) as caught:
         load_config(tmp_path, {})
     assert str(caught.value) == f"config file {tmp_path} is a folder; name a file"
+
+
+def test_an_empty_verdict_store_path_is_refused_not_the_default(tmp_path: Path) -> None:
+    (tmp_path / "score.yaml").write_text("judge: fake\ncache_path: ''\n")
+    with pytest.raises(UsageError, match=r"score\.yaml: cache_path: an empty path"):
+        load_config(tmp_path / "score.yaml", {})

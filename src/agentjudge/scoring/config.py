@@ -187,6 +187,14 @@ class ScoreConfig(BaseModel):
         # written (and `--set trajectory_path=runs/`): a list of that one path
         return [value] if isinstance(value, str) else value
 
+    @field_validator("cache_path")
+    @classmethod
+    def _store_path(cls, value: str | None) -> str | None:
+        # an empty path would fall back to the shared default store without a word
+        if value is not None and not value.strip():
+            raise ValueError("an empty path: give the verdict store's file, or cache: false")
+        return value
+
     @field_validator("trace_format")
     @classmethod
     def _trace_format(cls, value: str | None) -> str | None:
