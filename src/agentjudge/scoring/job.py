@@ -279,18 +279,8 @@ class ScoringJob:
         rubric = self.criteria.rubric
         if self.criteria.mode == "auto":
             rubric = await self._derive(found.task)
-        shown = 0  # the node's steps the progress bar has counted so far
-
-        def judged() -> None:  # a step's first answer is in: the bar moves now, not per node
-            nonlocal shown
-            shown += 1
-            self.on_step(1)
-
-        outcome, details = await self._judge_steps(node, found, rubric, grant, judged)
-        # the rest: steps that needed no call, and what scored_frames skips (steps_to_judge
-        # counts every step of the node)
-        if node.steps > shown:
-            self.on_step(node.steps - shown)
+        outcome, details = await self._judge_steps(node, found, rubric, grant)
+        self.on_step(node.steps)  # counted as in steps_to_judge, whatever scored_frames skips
         return outcome, details, rubric
 
     async def _derive(self, task: str) -> Rubric:
@@ -310,7 +300,7 @@ class ScoringJob:
         return rubric
 
     async def _judge_steps(
-        self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant, judged: Callable[[], None]
+        self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         plan = plan_node(
             found,
@@ -331,7 +321,7 @@ class ScoringJob:
         if plan.steps:
             self.second_round.started()
             try:
-                outcome, details = await self._judge_planned(node, rubric, plan, grant, judged)
+                outcome, details = await self._judge_planned(node, rubric, plan, grant)
             finally:
                 self.second_round.finished()
         if not plan.overflow:
@@ -344,7 +334,7 @@ class ScoringJob:
         return replace(outcome, not_evaluated=len(unjudged)), merged
 
     async def _judge_planned(
-        self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant, judged: Callable[[], None]
+        self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         shape = self.criteria.answer_shape
         k = self.config.samples
@@ -354,12 +344,7 @@ class ScoringJob:
         # in batch mode: a batch is answered in no set order, and waiting for one to end
         # before sending the next would double the wait for a cache hit it cannot promise
         lead = self.client.provider.prompt_cache and self.client.batcher is None
-
-        def step_answered() -> None:
-            grant.settle()
-            judged()
-
-        outcomes = await self._judge_all(requests, per_step(step_answered, k), lead=lead)
+        outcomes = await self._judge_all(requests, per_step(grant.settle, k), lead=lead)
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
