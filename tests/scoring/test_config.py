@@ -43,3 +43,11 @@ def test_an_empty_verdict_store_path_is_refused_not_the_default(tmp_path: Path) 
     (tmp_path / "score.yaml").write_text("judge: fake\ncache_path: ''\n")
     with pytest.raises(UsageError, match=r"score\.yaml: cache_path: an empty path"):
         load_config(tmp_path / "score.yaml", {})
+
+
+def test_a_bad_trace_format_is_not_quoted_back() -> None:
+    # --set never quotes a value back (docs/scoring.md, Flags): it may be a secret
+    with pytest.raises(UsageError) as caught:
+        load_config(None, {"trace_format": "sk-live-1234567890", "judge": "fake"})
+    assert "sk-live" not in str(caught.value)
+    assert "trace_format: unknown format: use one of atif," in str(caught.value)

@@ -199,7 +199,8 @@ class ScoreConfig(BaseModel):
     @classmethod
     def _trace_format(cls, value: str | None) -> str | None:
         if value is not None and value not in format_names():
-            raise ValueError(f"{value[:100]!r}: use one of {', '.join(format_names())}")
+            # not quoted back: a value given with --set may be a secret pasted in the wrong key
+            raise ValueError(f"unknown format: use one of {', '.join(format_names())}")
         return value
 
     @field_validator("ray_address")
