@@ -167,6 +167,6 @@ def open_input(path: Path, what: str) -> BinaryIO:
     except FileNotFoundError:
         raise UsageError(f"{what} not found: {path}") from None
     except IsADirectoryError:
-        raise UsageError(f"{what} {path} is a folder; name a JSON file") from None
+        raise UsageError(f"{what} {path} is a folder; name a file") from None
     except OSError as exc:
         raise UsageError(f"{what} {path} cannot be read: {exc.strerror}") from None

@@ -118,9 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     app.registered_groups.clear()
     _register(argv)
     try:
-        result = app(args=argv, standalone_mode=False)
+        result = app(args=argv, standalone_mode=False, prog_name="agentjudge")
     except _ClickException as exc:
-        exc.show()  # type: ignore[attr-defined]  # click's ClickException.show
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help is the answer
+            exc.show()  # type: ignore[attr-defined]  # click's ClickException.show
+        else:  # one `error:` line like every other usage error, not click's three
+            typer.echo(f"error: {printable(clip(_usage_line(exc), 2000))}", err=True)
         return EXIT_USAGE
     except InputError as exc:
         for problem in exc.problems:
@@ -143,6 +146,15 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _usage_line(exc: Exception) -> str:
+    """Click's message of a bad command line (`No such option: --bogus`), and where the
+    help is: `...; see agentjudge score --help`."""
+    message = str(exc.format_message()).rstrip(".")  # type: ignore[attr-defined]
+    context = getattr(exc, "ctx", None)
+    command = context.command_path if context is not None else "agentjudge"
+    return f"{message}; see {command} --help"
 
 
 def internal_error(exc: BaseException, debug: bool) -> int:

@@ -191,8 +191,23 @@ MaxCost = Annotated[
 FailUnder = Annotated[
     float | None, _opt("--fail-under", "Exit 1 when atif_overall_score is below it.")
 ]
+
+
+def _store_path(value: str | None) -> str | None:
+    # an empty path would fall back to the shared default store without a word
+    if value is not None and not value.strip():
+        raise typer.BadParameter("an empty path: give the verdict store's file, or --no-cache")
+    return value
+
+
 CachePath = Annotated[
-    str | None, _opt("--cache", "Verdict store path [~/.cache/agentjudge/verdicts.sqlite].")
+    str | None,
+    typer.Option(
+        "--cache",
+        help=escape("Verdict store path [~/.cache/agentjudge/verdicts.sqlite]."),
+        show_default=False,
+        callback=_store_path,
+    ),
 ]
 Judge = Annotated[
     str | None,

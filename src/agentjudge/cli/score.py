@@ -110,6 +110,11 @@ def score_command(
     Exit 0: succeeded and complete; 1: succeeded but incomplete (--judge-timeout reached,
     say) or below --fail-under; 2: the job failed; 3: usage or configuration error.
     """
+    if as_json and not dry_run:  # alone it would be dropped without a word: a run, not JSON
+        raise UsageError(
+            "--json prints the plan of --dry-run as JSON: add --dry-run, or drop --json (the "
+            "results are a JSON file already: -o FILE)"
+        )
     if ray and paths:
         _check_not_an_address(paths)
     flags: dict[str, tuple[str, Any]] = {
@@ -253,7 +258,6 @@ def run_score(
     from agentjudge.api import score_trajectories
     from agentjudge.judge.samples import temperature_note
     from agentjudge.report.decisive import roots_table
-    from agentjudge.report.mlflow import log_run
     from agentjudge.report.results import summary_line, summary_table
 
     console = Console(stderr=True, soft_wrap=True)
@@ -300,8 +304,7 @@ def run_score(
 
         write_text_atomic(html, score_page(run.document), "--html", "the HTML report")
     if mlflow_uri:
-        run_id = log_run(run.document, config, run.manifests, mlflow_uri, mlflow_experiment)
-        console.print(f"mlflow run {run_id} in experiment {mlflow_experiment!r}")
+        _log_to_mlflow(run, config, mlflow_uri, mlflow_experiment, console)
     if otlp_evaluations:
         _send_evaluations(run, otlp_evaluations, quiet, console)
     if interactive:
@@ -316,6 +319,33 @@ def run_score(
             console.print(printable(f"HTML report: {html}"), markup=False, highlight=False)
     _print_notes(run, config, quiet, console)
     return _exit_code(run, config)
+
+
+def _log_to_mlflow(
+    run: ScoreRun, config: ScoreConfig, uri: str, experiment: str, console: Console
+) -> None:
+    """Log the run to MLflow. A tracking server that cannot be reached or refuses costs one
+    warning line, as a receiver of --otlp-evaluations does: the results file is written
+    already and the exit code is the run's. Its URI is shown without credentials."""
+    from agentjudge.judge.secrets import redact_endpoint
+    from agentjudge.report.mlflow import log_run
+
+    try:
+        run_id = log_run(run.document, config, run.manifests, uri, experiment)
+    except Exception as exc:
+        # MLflow's own errors and its HTTP client's (OSError); anything else is a bug of ours
+        if not (isinstance(exc, OSError) or type(exc).__module__.startswith("mlflow.")):
+            raise
+        console.print(
+            printable(
+                f"warning: the run could not be logged to MLflow at {redact_endpoint(uri)} "
+                f"({type(exc).__name__}); the results file is written"
+            ),
+            markup=False,
+            highlight=False,
+        )
+        return
+    console.print(f"mlflow run {run_id} in experiment {experiment!r}")
 
 
 def _send_evaluations(run: ScoreRun, url: str, quiet: bool, console: Console) -> None:
@@ -375,10 +405,14 @@ def _print_notes(run: ScoreRun, config: ScoreConfig, quiet: bool, console: Conso
         kinds = ", ".join(f"{kind} ({count})" for kind, count in document["step_errors"].items())
         console.print(f"steps the judge gave no verdict for: {kinds}", highlight=False)
     _print_timeout(run, config, console)
+    _print_fail_under(run, config, console)
     lost = unanswered(document, stats)
     if lost is not None:
+        # a job that succeeded all the same (its steps from the verdict store, only the
+        # categorizations or picks unanswered) exits 0: its line is a warning, not an error
+        kind = "error" if error else "warning"
         console.print(
-            f"error: {lost}; check --judge-url and that the server is up",
+            f"{kind}: {lost}; check --judge-url and that the server is up",
             markup=False,
             highlight=False,
         )
@@ -402,6 +436,21 @@ def _print_timeout(run: ScoreRun, config: ScoreConfig, console: Console) -> None
             f"judging stopped at {what}: {cut} node(s) left unjudged; what was judged is kept "
             "(in the results and, unless --no-cache, the verdict store, so the same command "
             "again judges only the rest)",
+            markup=False,
+            highlight=False,
+        )
+
+
+def _print_fail_under(run: ScoreRun, config: ScoreConfig, console: Console) -> None:
+    """Say, even with --quiet, that --fail-under is why a job that succeeded exits 1: its
+    summary says `succeeded` and may say `atif_complete=true`."""
+    overall = run.document["overall_score"]
+    if run.result.failed or config.fail_under is None:
+        return
+    if overall is None or overall < config.fail_under:
+        shown = "-" if overall is None else f"{overall:.4f}"
+        console.print(
+            f"atif_overall_score {shown} is below --fail-under {config.fail_under:g}: exit 1",
             markup=False,
             highlight=False,
         )

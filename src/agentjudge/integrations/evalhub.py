@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 from evalhub.adapter import (
+    AdapterSettings,
     DefaultCallbacks,
     EnvironmentCardMetadata,
     EvaluationResult,
@@ -37,6 +38,7 @@ from evalhub.adapter import (
 )
 from evalhub.adapter.mlflow import MlflowArtifact
 from evalhub.models.api import MetricSchema, ResultType
+from pydantic import ValidationError
 
 from agentjudge import __version__
 from agentjudge.api import ScoreRun, score_trajectories
@@ -290,13 +292,33 @@ def warn_on_completion(callbacks: DefaultCallbacks, warning: MessageInfo) -> Non
     callbacks.__dict__["_build_base_status_event"] = with_warning
 
 
+def start_error(exc: Exception) -> str:
+    """Why the adapter could not start, in one line naming the job spec file and the fix.
+    The spec's values are never quoted: its `model.auth` may hold a secret."""
+    try:
+        path = str(AdapterSettings.from_env().resolved_job_spec_path)
+    except Exception:  # settings the SDK itself refuses: the variable is all there is
+        path = os.environ.get("EVALHUB_JOB_SPEC_PATH") or "the job spec"
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such job spec file; set EVALHUB_JOB_SPEC_PATH to the job's job.json"
+    if isinstance(exc, ValidationError):
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "$"
+        return f"{path}: {where}: {first['msg']}; fix the job spec (an eval-hub JobSpec)"
+    if isinstance(exc, ValueError):  # the SDK's for a file that is not JSON
+        return f"{path}: the job spec is not valid JSON; fix the file"
+    if isinstance(exc, OSError):
+        return f"{path}: cannot read the job spec ({exc.strerror or type(exc).__name__})"
+    return f"cannot start the eval-hub adapter: {type(exc).__name__}"
+
+
 def main() -> int:
     """Run the job named by EVALHUB_JOB_SPEC_PATH; report `failed` whatever goes wrong."""
     try:
         adapter = AgentJudgeAdapter()
         callbacks = DefaultCallbacks.from_adapter(adapter)
     except Exception as exc:
-        print(f"error: cannot start the eval-hub adapter: {type(exc).__name__}", file=sys.stderr)
+        print(f"error: {printable(clip(start_error(exc), 2000))}", file=sys.stderr)
         return 3
     try:
         results = adapter.run_benchmark_job(adapter.job_spec, callbacks)

@@ -374,11 +374,12 @@ def summary_line(document: ScoreResults, path: Path) -> str:
     usd = document["judge"].get("cost", {}).get("usd")
     score = metrics["atif_overall_score"]
     bounds = document["metrics_interval"]["atif_overall_score"]
+    rate = metrics["atif_failure_categorization_rate"]  # None when nothing was scored
     return (
         f"agentjudge score: {_status(document)}; atif_overall_score="
         f"{'-' if score is None else with_interval(score, bounds)} atif_trajectory_count="
         f"{metrics['atif_trajectory_count']} atif_failure_categorization_rate="
-        f"{metrics['atif_failure_categorization_rate']} atif_complete="
+        f"{'-' if rate is None else round(rate, 4)} atif_complete="
         f"{str(document['run_metadata']['atif_complete']).lower()}{_not_evaluated(document)}"
         f" judge_cost_usd={'-' if usd is None else f'{usd:.6f}'}; results in "
         f"{printable(str(path))}"

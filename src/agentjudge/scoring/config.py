@@ -46,7 +46,8 @@ class ScoreConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     trajectory_path: list[str] = []
-    """ATIF and trace files or folders (searched recursively): the command's paths."""
+    """ATIF and trace files or folders (searched recursively): the command's paths; one
+    path may be given as a string."""
     trace_format: str | None = None
     """The format every input is read in (atif, otlp-genai, openinference, claude-code,
     codex, inspect: docs/formats.md); unset, each file's content says."""
@@ -179,11 +180,27 @@ class ScoreConfig(BaseModel):
     """Score on a Ray cluster (docs/distributed.md): auto joins the one RAY_ADDRESS or `ray
     start` made, local starts one here, else the head's HOST:PORT or ray://HOST:PORT."""
 
+    @field_validator("trajectory_path", mode="before")
+    @classmethod
+    def _one_path(cls, value: Any) -> Any:
+        # one path as a string, as the eval-hub-contrib provider's `trajectory_path` is
+        # written (and `--set trajectory_path=runs/`): a list of that one path
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("cache_path")
+    @classmethod
+    def _store_path(cls, value: str | None) -> str | None:
+        # an empty path would fall back to the shared default store without a word
+        if value is not None and not value.strip():
+            raise ValueError("an empty path: give the verdict store's file, or cache: false")
+        return value
+
     @field_validator("trace_format")
     @classmethod
     def _trace_format(cls, value: str | None) -> str | None:
         if value is not None and value not in format_names():
-            raise ValueError(f"{value[:100]!r}: use one of {', '.join(format_names())}")
+            # not quoted back: a value given with --set may be a secret pasted in the wrong key
+            raise ValueError(f"unknown format: use one of {', '.join(format_names())}")
         return value
 
     @field_validator("ray_address")
@@ -239,8 +256,10 @@ def load_config(
     if config_file is not None:
         try:
             loaded = load_yaml(read_text_capped(config_file, "config file"), str(config_file))
-        except yaml.YAMLError:
-            raise UsageError(f"{config_file}: not valid YAML") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f" (line {mark.line + 1})" if mark is not None else ""
+            raise UsageError(f"{config_file}: not valid YAML{line}; fix the syntax") from None
         if loaded is not None and not isinstance(loaded, dict):
             raise UsageError(f"{config_file}: must be a mapping of parameter names to values")
         values.update(loaded or {})

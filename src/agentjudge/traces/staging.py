@@ -37,6 +37,15 @@ LINE_FILES = (".jsonl", ".ndjson")
 SUFFIXES = (".json", *LINE_FILES, ".eval")
 
 
+# What `Left.line` shows of the kinds a file names: enough to tell them apart
+KIND_CHARS = 60
+KINDS_SHOWN = 12
+
+
+def _cut(kind: str) -> str:
+    return kind if len(kind) <= KIND_CHARS else kind[: KIND_CHARS - 1] + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class Left:
     """What a trace file's reader did not map: counts by kind, of `unit` (spans, lines)."""
@@ -45,11 +54,19 @@ class Left:
     unit: str
 
     def line(self) -> str:
-        """`ignored 12 spans: 10 embedding, 2 retriever` (largest first)."""
+        """`ignored 12 spans: 10 embedding, 2 retriever` (largest first).
+
+        The kinds come from the file (a span's name, a line's `type`), so the line is
+        bounded: each kind cut to `KIND_CHARS`, at most `KINDS_SHOWN` of them, then how
+        many more; a file of a million distinct kinds, or one of megabytes, prints one
+        short line."""
         total = sum(self.counts.values())
         ordered = sorted(self.counts.items(), key=lambda pair: -pair[1])
         unit = self.unit.removesuffix("s") if total == 1 else self.unit
-        return f"ignored {total} {unit}: " + ", ".join(f"{n} {kind}" for kind, n in ordered)
+        shown = [f"{n} {_cut(kind)}" for kind, n in ordered[:KINDS_SHOWN]]
+        if len(ordered) > KINDS_SHOWN:
+            shown.append(f"and {len(ordered) - KINDS_SHOWN} more kinds")
+        return f"ignored {total} {unit}: " + ", ".join(shown)
 
     def as_dict(self) -> dict[str, Any]:
         return {"unit": self.unit, "counts": dict(self.counts)}
