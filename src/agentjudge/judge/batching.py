@@ -29,7 +29,7 @@ from typing import Literal
 
 import httpx
 
-from agentjudge.errors import JudgeError
+from agentjudge.errors import JudgeError, UsageError
 from agentjudge.judge.batch_ledger import BatchLedger
 from agentjudge.judge.providers.anthropic import Anthropic
 from agentjudge.judge.providers.anthropic_batches import AnthropicBatches
@@ -292,6 +292,18 @@ def batch_api_for(provider: Provider) -> BatchApi | None:
     if isinstance(provider, Anthropic):
         return AnthropicBatches(provider)
     return None
+
+
+def required_batch_api(provider: Provider) -> BatchApi:
+    """`provider`'s batch API (`batch_api_for`), or the `UsageError` that refuses `--batch`
+    for a judge without one: a real run and a dry run refuse it alike, before any call."""
+    api = batch_api_for(provider)
+    if api is None:
+        raise UsageError(
+            f"--batch: the {provider.name} judge has no batch API that agentjudge "
+            "speaks: use the openai, anthropic or openai-compatible judge, or drop --batch"
+        )
+    return api
 
 
 def batch_sender(

@@ -21,7 +21,7 @@ from opentelemetry.metrics import Meter
 
 from agentjudge.errors import JudgeError, ProtocolError, UsageError
 from agentjudge.judge.batch_ledger import BatchLedger
-from agentjudge.judge.batching import Batcher, BatchSettings, batch_api_for, batch_sender
+from agentjudge.judge.batching import Batcher, BatchSettings, batch_sender, required_batch_api
 from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.price import COST_CAP, SPENDING, Pricer, Rates
@@ -150,12 +150,7 @@ class JudgeClient:
     def _batcher(self) -> Batcher | None:
         if self.batch is None:
             return None
-        api = batch_api_for(self.provider)
-        if api is None:
-            raise UsageError(
-                f"--batch: the {self.provider.name} judge has no batch API that agentjudge "
-                "speaks: use the openai, anthropic or openai-compatible judge, or drop --batch"
-            )
+        api = required_batch_api(self.provider)
         if self.batch_ledger is None:
             raise UsageError(
                 "--batch keeps its batch ids in the verdict store, so that a re-run polls the "
