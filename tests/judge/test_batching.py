@@ -6,6 +6,7 @@ an online call's answers (judge/batching.py, judge/providers/*_batches.py)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import orjson
@@ -133,3 +134,50 @@ def test_the_caps_hold_in_batch_mode_as_online(tmp_path: Path) -> None:
         assert asyncio.run(judged(max_requests=1)) == [None, "request_cap", "request_cap"]
         assert server.batches is not None
         assert sum(server.batches.submissions.values()) == 2  # one request per run
+
+
+class _FullLedger(BatchLedger):
+    """A ledger on a full disk: it refuses to keep a submission, or a batch's id."""
+
+    def __init__(self, path: Path, refuses: str) -> None:
+        super().__init__(path)
+        self.refuses = refuses
+
+    def submitting(self, token: str, judge: str, keys: list[str]) -> None:
+        if self.refuses == "submitting":
+            raise sqlite3.OperationalError("database or disk is full")
+        super().submitting(token, judge, keys)
+
+    def add(self, batch_id: str, judge: str, keys: list[str], token: str = "") -> None:
+        if self.refuses == "add":
+            raise sqlite3.OperationalError("database or disk is full")
+        super().add(batch_id, judge, keys, token)
+
+
+@pytest.mark.parametrize("refuses", ["submitting", "add"])
+def test_a_ledger_that_cannot_write_never_leaves_requests_waiting(
+    tmp_path: Path, refuses: str
+) -> None:
+    """A batch's waiters used to wait forever when the ledger raised (only JudgeError and
+    OSError were caught). Before the provider is asked, the requests fail; once it has the
+    batch, its answers are still read, and a line says its id was not kept."""
+    said: list[str] = []
+
+    async def judged() -> tuple[str | None, float | None]:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+        ledger = _FullLedger(tmp_path / f"{refuses}.sqlite", refuses)
+        judge = JudgeClient(provider, batch=FAST, batch_ledger=ledger, on_wait=said.append)
+        async with judge:
+            outcome = await asyncio.wait_for(judge.judge(request(0.3)), 10)
+        return outcome.error, outcome.verdict.score if outcome.verdict else None
+
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        error, score = asyncio.run(judged())
+        assert server.batches is not None
+        submitted = server.batches.batches_submitted
+    if refuses == "submitting":
+        assert (error, score, submitted) == ("batch_error", None, 0)
+    else:
+        assert (error, submitted) == (None, 1)
+        assert score == pytest.approx(0.3)
+        assert any("the verdict store could not keep its id" in line for line in said)

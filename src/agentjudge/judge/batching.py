@@ -187,15 +187,23 @@ class Batcher:
             # id finds it by the token (where the API keeps one: OpenAI's metadata)
             self.ledger.submitting(token, self.judge, keys)
             batch_id = await self.api.submit(self._send, [entry for _, entry in pending], token)
-            # kept before anything else: a kill from here on never submits these again
-            self.ledger.add(batch_id, self.judge, keys, token)
-        except (JudgeError, OSError) as exc:
+        except Exception as exc:
+            # every waiter hears why (a failure left unset would keep them waiting forever)
             with contextlib.suppress(sqlite3.Error):
                 self.ledger.forget_submission(token)
-            error = exc if isinstance(exc, JudgeError) else JudgeError("batch_error", str(exc))
-            group.set_exception(error)
+            group.set_exception(_as_judge_error(exc))
             group.exception()  # retrieved: every waiter raises it
             return
+        try:
+            # kept before anything else: a kill from here on never submits these again
+            self.ledger.add(batch_id, self.judge, keys, token)
+        except sqlite3.Error as exc:
+            # the provider has the batch (and bills it): its answers are still read in this
+            # run; the submission's token stays, for a later run to find it by where it can
+            self._say(
+                f"batch {batch_id}: the verdict store could not keep its id ({exc}); a run "
+                "stopped before its answers are read may submit its requests again"
+            )
         self.submitted += 1
         self._pollers[batch_id] = asyncio.ensure_future(self._watch(batch_id))
         group.set_result(batch_id)
@@ -234,7 +242,9 @@ class Batcher:
             for key in self.ledger.keys_of(batch_id):
                 results.setdefault(key, Unfinished("batch_failed", state.message))
         self._results[batch_id] = results
-        self.ledger.ended(batch_id)
+        # left open when the store cannot say so: a later run only reads it again
+        with contextlib.suppress(sqlite3.Error):
+            self.ledger.ended(batch_id)
         self.done += 1
         self._report()
 
@@ -273,6 +283,17 @@ class Batcher:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.ledger.close()
+
+
+def _as_judge_error(exc: Exception) -> Exception:
+    """What the requests of a batch that could not be submitted fail with: a `JudgeError`
+    for a failure of the provider, the disk or the verdict store; anything else (a bug)
+    as it is."""
+    if isinstance(exc, JudgeError):
+        return exc
+    if isinstance(exc, OSError | sqlite3.Error):
+        return JudgeError("batch_error", str(exc))
+    return exc
 
 
 def _transient(kind: str) -> bool:
