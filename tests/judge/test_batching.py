@@ -9,6 +9,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import httpx
 import orjson
 import pytest
 
@@ -18,9 +19,11 @@ from agentjudge.judge.batch_ledger import BatchLedger
 from agentjudge.judge.batching import BatchSettings
 from agentjudge.judge.providers import OpenAI, OpenAICompatible
 from agentjudge.judge.providers.anthropic import Anthropic
+from agentjudge.judge.providers.anthropic_batches import AnthropicBatches
 from agentjudge.judge.providers.anthropic_batches import _outcome as anthropic_outcome
 from agentjudge.judge.providers.batches import Completed, Unfinished
 from agentjudge.judge.providers.gemini import Gemini
+from agentjudge.judge.providers.openai_batches import OpenAIBatches
 from agentjudge.judge.providers.openai_batches import _outcome as openai_outcome
 from agentjudge.judge.request import Message
 from agentjudge.testing import JudgeServer, Script
@@ -181,3 +184,44 @@ def test_a_ledger_that_cannot_write_never_leaves_requests_waiting(
         assert (error, submitted) == (None, 1)
         assert score == pytest.approx(0.3)
         assert any("the verdict store could not keep its id" in line for line in said)
+
+
+def test_a_batch_is_cut_before_its_whole_body_passes_the_byte_limit(tmp_path: Path) -> None:
+    """Anthropic's limit is on the batch's body: the entries and the `{"requests":[...]}`
+    around them. Three entries whose bytes (with separators) just reach the limit make a
+    body 14 bytes over it, so they must go in two batches, each body within the limit."""
+    scores = [0.1, 0.4, 0.9]
+    bodies: list[int] = []
+
+    async def judged() -> list[str | None]:
+        async with client(server, tmp_path / "store.sqlite") as judge:
+            batcher = judge.batcher
+            assert batcher is not None
+            entries = [
+                batcher.api.entry(judge.key(request(s)), judge.provider.build(request(s)))
+                for s in scores
+            ]
+            batcher.api.max_bytes = sum(batcher.api.size(e) for e in entries)
+            send = batcher._send
+
+            async def recorded(asked: httpx.Request) -> tuple[int, bytes]:
+                if asked.method == "POST":
+                    bodies.append(len(asked.content))
+                return await send(asked)
+
+            batcher._send = recorded
+            outcomes = await asyncio.gather(*(judge.judge(request(s)) for s in scores))
+            limit = batcher.api.max_bytes
+        assert len(bodies) == 2
+        assert max(bodies) <= limit, (bodies, limit)
+        return [o.error for o in outcomes]
+
+    with JudgeServer(mimic="anthropic", api_key=KEY) as server:
+        assert asyncio.run(judged()) == [None, None, None]
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 2
+
+
+def test_the_documented_byte_limits_hold_whether_mb_means_10e6_or_2e20() -> None:
+    assert AnthropicBatches.max_bytes <= 256_000_000
+    assert OpenAIBatches.max_bytes <= 200_000_000

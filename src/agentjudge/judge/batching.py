@@ -153,7 +153,8 @@ class Batcher:
         api = self.api
         size = api.size(entry)
         if self._pending and (
-            len(self._pending) >= api.max_requests or self._pending_bytes + size > api.max_bytes
+            len(self._pending) >= api.max_requests
+            or self._pending_bytes + size + api.overhead > api.max_bytes
         ):
             self._flush()
         loop = asyncio.get_running_loop()

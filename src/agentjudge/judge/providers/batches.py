@@ -67,11 +67,13 @@ class BatchGone(JudgeError):
 
 class BatchApi:
     """One provider's batch API. `max_requests` and `max_bytes` are its documented limits
-    of one batch; a batch is cut before either is reached."""
+    of one batch; a batch is cut before either is reached. `overhead`: the bytes of a
+    batch's body beside its entries (each entry's separator counted by `size`)."""
 
     name: str = "batch"
     max_requests: int = 0
     max_bytes: int = 0
+    overhead: int = 0
 
     def entry(self, custom_id: str, built: httpx.Request) -> bytes:
         """One request of a batch (its line of a JSONL file, or its item of a list)."""

@@ -37,7 +37,8 @@ from agentjudge.judge.providers.batches import (
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 
 MAX_REQUESTS = 50_000
-MAX_BYTES = 200 * 1024 * 1024
+# "200 MB": read as 200,000,000 bytes, under the limit whether the provider means MB or MiB
+MAX_BYTES = 200_000_000
 COMPLETION_WINDOW = "24h"
 # the batch's `metadata` key that carries our submission token (see `find`)
 TOKEN_KEY = "agentjudge_submission"
