@@ -225,3 +225,38 @@ def test_a_batch_is_cut_before_its_whole_body_passes_the_byte_limit(tmp_path: Pa
 def test_the_documented_byte_limits_hold_whether_mb_means_10e6_or_2e20() -> None:
     assert AnthropicBatches.max_bytes <= 256_000_000
     assert OpenAIBatches.max_bytes <= 200_000_000
+
+
+def test_a_creation_whose_answer_is_lost_is_looked_for_not_created_twice(tmp_path: Path) -> None:
+    """The batch is created, but its answer comes after the client's timeout: sending the
+    creation again (as every batch request was retried) made a second batch of the same
+    requests. OpenAI's batch carries our token, so the batch is looked for first."""
+    script = Script(batch_create_delay=2.0)
+    said: list[str] = []
+
+    async def judged() -> float | None:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+        ledger = BatchLedger(tmp_path / "store.sqlite")
+        judge = JudgeClient(
+            provider,
+            timeout=0.5,
+            initial_backoff=0.01,
+            batch=FAST,
+            batch_ledger=ledger,
+            on_wait=said.append,
+        )
+        async with judge:
+            call = asyncio.ensure_future(judge.judge(request(0.3)))
+            assert server.batches is not None
+            while not server.batches.batches_submitted:
+                await asyncio.sleep(0.01)
+            script.batch_create_delay = 0.0  # the creation sent again is answered at once
+            outcome = await asyncio.wait_for(call, 20)
+        return outcome.verdict.score if outcome.verdict else None
+
+    with JudgeServer(script, mimic="openai", api_key=KEY) as server:
+        assert asyncio.run(judged()) == pytest.approx(0.3)
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 1
+        assert set(server.batches.submissions.values()) == {1}
+    assert any("a batch's creation got no answer (timeout)" in line for line in said)

@@ -35,6 +35,7 @@ from agentjudge.judge.providers.anthropic import Anthropic
 from agentjudge.judge.providers.anthropic_batches import AnthropicBatches
 from agentjudge.judge.providers.base import Provider
 from agentjudge.judge.providers.batches import (
+    NOT_RETRIED_IF_UNKNOWN,
     BatchApi,
     BatchGone,
     BatchState,
@@ -51,6 +52,8 @@ Fallback = Literal["batch", "online"]
 # polls of one batch that may fail in a row (each after its own retries) before its
 # requests fail
 MAX_POLL_FAILURES = 5
+# creations of one batch whose answers were lost, each looked for before the next
+SUBMIT_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +190,7 @@ class Batcher:
             # kept before the provider is asked: a run killed before it learns the batch's
             # id finds it by the token (where the API keeps one: OpenAI's metadata)
             self.ledger.submitting(token, self.judge, keys)
-            batch_id = await self.api.submit(self._send, [entry for _, entry in pending], token)
+            batch_id = await self._created(pending, token)
         except Exception as exc:
             # every waiter hears why (a failure left unset would keep them waiting forever)
             with contextlib.suppress(sqlite3.Error):
@@ -209,6 +212,31 @@ class Batcher:
         self._pollers[batch_id] = asyncio.ensure_future(self._watch(batch_id))
         group.set_result(batch_id)
         self._report()
+
+    async def _created(self, pending: list[tuple[str, bytes]], token: str) -> str:
+        """The id of the batch of `pending`, submitted under `token`. A creation whose
+        answer was lost (a timeout, a dropped connection, a 5xx) may have created the batch:
+        where the API can tell by the token, the batch is looked for before the creation is
+        sent again (at most SUBMIT_ATTEMPTS times), so it is never created twice."""
+        started = time.time()
+        entries = [entry for _, entry in pending]
+        for attempt in range(1, SUBMIT_ATTEMPTS + 1):
+            try:
+                return await self.api.submit(self._send, entries, token)
+            except JudgeError as exc:
+                if not (self.api.findable and _transient(exc.kind)):
+                    raise
+                failure = exc
+            self._say(
+                f"a batch's creation got no answer ({failure.kind}): looking for it by its "
+                "token" + (" before creating it again" if attempt < SUBMIT_ATTEMPTS else "")
+            )
+            found = await self.api.find(self._send, token, started)
+            if found is not None:
+                return found
+            if attempt < SUBMIT_ATTEMPTS:
+                await asyncio.sleep(self.settings.poll_seconds)
+        raise failure
 
     async def _watch(self, batch_id: str) -> None:
         """Poll `batch_id` until it ends, then read its results."""
@@ -343,13 +371,21 @@ def batch_sender(
                     response = await transport.handle_async_request(request)
                     body = await response.aread()
             except (httpx.TimeoutException, TimeoutError):
-                raise Retryable("timeout") from None
+                raise unless_unknown(Retryable("timeout")) from None
             except httpx.TransportError as exc:
-                raise Retryable("transport_error", message=str(exc)) from None
+                raise unless_unknown(Retryable("transport_error", message=str(exc))) from None
             status = response.status_code
-            if status == 429 or status >= 500:
-                raise Retryable(f"http_{status}", rate_limited=status == 429)
+            if status == 429:
+                raise Retryable("http_429", rate_limited=True)
+            if status >= 500:
+                raise unless_unknown(Retryable(f"http_{status}"))
             return status, body
+
+        def unless_unknown(failure: Retryable) -> Exception:
+            # a failure that leaves the request's fate unknown: the caller looks first
+            if request.extensions.get(NOT_RETRIED_IF_UNKNOWN):
+                return JudgeError(failure.kind, failure.message)
+            return failure
 
         return await retried(attempt, policy, lambda: None)
 

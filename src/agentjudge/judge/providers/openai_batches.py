@@ -33,6 +33,7 @@ from agentjudge.judge.providers.batches import (
     exchange,
     json_lines,
     json_object,
+    once,
 )
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 
@@ -52,6 +53,7 @@ class OpenAIBatches(BatchApi):
     """The Batch API of an `openai` judge's server (`{base}/files`, `{base}/batches`)."""
 
     name = "openai"
+    findable = True
     max_requests = MAX_REQUESTS
     max_bytes = MAX_BYTES
 
@@ -75,16 +77,18 @@ class OpenAIBatches(BatchApi):
             files={"file": ("agentjudge-batch.jsonl", b"\n".join(entries), "application/jsonl")},
         )
         uploaded = json_object(await exchange(send, upload, "file upload", self.secrets), "files")
-        create = httpx.Request(
-            "POST",
-            f"{self.base}/batches",
-            headers=self.headers,
-            json={
-                "input_file_id": uploaded.get("id"),
-                "endpoint": self.path,
-                "completion_window": COMPLETION_WINDOW,
-                "metadata": {TOKEN_KEY: token},
-            },
+        create = once(  # a lost answer is looked for by the token (`find`), not sent again
+            httpx.Request(
+                "POST",
+                f"{self.base}/batches",
+                headers=self.headers,
+                json={
+                    "input_file_id": uploaded.get("id"),
+                    "endpoint": self.path,
+                    "completion_window": COMPLETION_WINDOW,
+                    "metadata": {TOKEN_KEY: token},
+                },
+            )
         )
         created = json_object(await exchange(send, create, "batch create", self.secrets), "batches")
         return str(created.get("id"))
