@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -260,3 +261,28 @@ def test_a_creation_whose_answer_is_lost_is_looked_for_not_created_twice(tmp_pat
         assert server.batches.batches_submitted == 1
         assert set(server.batches.submissions.values()) == {1}
     assert any("a batch's creation got no answer (timeout)" in line for line in said)
+
+
+def test_what_an_openai_batch_says_of_its_failures_is_shown_with_the_key_masked() -> None:
+    """A batch's error file and its `errors.data` are the provider's words, as an online
+    refusal's body is: they reach the results and the console only with secrets masked."""
+    api = OpenAIBatches(OpenAI("http://127.0.0.1:9/v1", "gpt-4o-mini", KEY))
+    echoed = f"Incorrect API key provided: {KEY}"
+    failed = {"id": "b", "status": "failed", "errors": {"data": [{"message": echoed}]}}
+    line = {"custom_id": "k", "response": None, "error": {"code": "x", "message": echoed}}
+
+    async def send(asked: httpx.Request) -> tuple[int, bytes]:
+        if asked.url.path.endswith("/content"):
+            return 200, orjson.dumps(line) + b"\n"
+        return 200, orjson.dumps(failed)
+
+    async def read() -> tuple[str, str]:
+        state = await api.state(send, "b")
+        results = await api.results(send, replace(state, results=("file-e",)))
+        outcome = results["k"]
+        assert isinstance(outcome, Unfinished)
+        return state.message, outcome.message
+
+    for said in asyncio.run(read()):
+        assert KEY not in said
+        assert "Incorrect API key provided" in said

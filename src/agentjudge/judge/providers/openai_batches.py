@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import orjson
 
+from agentjudge.judge.providers.base import fit_to_show
 from agentjudge.judge.providers.batches import (
     BatchApi,
     BatchState,
@@ -129,7 +130,9 @@ class OpenAIBatches(BatchApi):
             status in ENDED,
             counts_of(data.get("request_counts")),
             files,
-            _errors(data.get("errors")) or (f"the batch {status}" if status == "failed" else ""),
+            # the provider's words, shown and kept as an online refusal's are: secrets masked
+            fit_to_show(_errors(data.get("errors")), self.secrets)
+            or (f"the batch {status}" if status == "failed" else ""),
         )
 
     async def results(self, send: Send, state: BatchState) -> dict[str, Outcome]:
@@ -140,7 +143,10 @@ class OpenAIBatches(BatchApi):
             )
             body = await exchange(send, asked, f"results file {file_id}", self.secrets)
             for line in json_lines(body):
-                out[line["custom_id"]] = _outcome(line)
+                outcome = _outcome(line)
+                if isinstance(outcome, Unfinished):  # the provider's words: secrets masked
+                    outcome = Unfinished(outcome.kind, fit_to_show(outcome.message, self.secrets))
+                out[line["custom_id"]] = outcome
         return out
 
 
