@@ -286,3 +286,29 @@ def test_what_an_openai_batch_says_of_its_failures_is_shown_with_the_key_masked(
     for said in asyncio.run(read()):
         assert KEY not in said
         assert "Incorrect API key provided" in said
+
+
+def test_a_run_stopped_while_its_batch_waits_says_the_batch_goes_on(tmp_path: Path) -> None:
+    """agentjudge never cancels a batch: a run stopped (Ctrl-C, a cap) leaves its batches
+    running and billed at the provider, and says which, and how to collect them."""
+    said: list[str] = []
+
+    async def stopped() -> None:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+        ledger = BatchLedger(tmp_path / "store.sqlite")
+        judge = JudgeClient(provider, batch=FAST, batch_ledger=ledger, on_wait=said.append)
+        async with judge:
+            call = asyncio.ensure_future(judge.judge(request(0.3)))
+            assert server.batches is not None
+            while not server.batches.batches_submitted:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # polled at least once
+            call.cancel()
+
+    with JudgeServer(Script(batch_delay=5.0), mimic="openai", api_key=KEY) as server:
+        asyncio.run(stopped())
+        assert server.batches is not None
+        (batch_id,) = server.batches.ids()
+    (line,) = [s for s in said if "go on at the provider" in s]
+    assert batch_id in line
+    assert "the same command again polls them" in line

@@ -304,9 +304,17 @@ class Batcher:
         self._on_progress(shown)
 
     async def aclose(self) -> None:
-        """Stop polling (the batches go on at the provider: the ledger has them)."""
+        """Stop polling (the batches go on at the provider: the ledger has them), saying
+        which batches are left waiting: a stopped run (Ctrl-C, a cap) does not stop them."""
         if self._timer is not None:
             self._timer.cancel()
+        left = [batch_id for batch_id, task in self._pollers.items() if not task.done()]
+        if left:
+            self._say(
+                f"{len(left)} batch(es) not ended go on at the provider, billed for what they "
+                f"answer: {', '.join(left)}; the same command again polls them and submits "
+                "nothing twice (or cancel them with the provider's API)"
+            )
         tasks = [*self._pollers.values(), *self._submitting]
         for task in tasks:
             task.cancel()
