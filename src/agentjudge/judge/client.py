@@ -371,6 +371,12 @@ class JudgeClient:
         (online and batched calls alike)."""
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
             return JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
+        if self.max_cost_usd is not None and self.pricer.reason is not None:
+            # the calls lost their price mid-run: a budget is never checked against a guess
+            return JudgeError(
+                COST_CAP,
+                f"--max-cost {self.max_cost_usd:g} USD cannot be checked: {self.pricer.reason}",
+            )
         if self.max_cost_usd is not None and self.stats.cost_usd >= self.max_cost_usd:
             return JudgeError(
                 COST_CAP,
