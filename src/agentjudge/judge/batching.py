@@ -265,7 +265,8 @@ class Batcher:
             results = await self.api.results(self._send, state) if state.results else {}
         except BatchGone:
             self._results[batch_id] = {}
-            self.ledger.ended(batch_id)
+            with contextlib.suppress(sqlite3.Error):  # as below
+                self.ledger.ended(batch_id)
             return
         if state.message:  # failed as a whole: each of its requests says why
             for key in self.ledger.keys_of(batch_id):
