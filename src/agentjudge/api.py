@@ -16,6 +16,7 @@ from agentjudge.collisions import InputFolder, Named, check_no_collision
 from agentjudge.errors import UsageError
 from agentjudge.files import check_writable, write_atomic
 from agentjudge.judge import ClientStats, JudgeClient
+from agentjudge.judge.batching import required_batch_api
 from agentjudge.judge.price import Pricer, given_rates
 from agentjudge.judge.providers import Provider
 from agentjudge.judge.session import JudgeSession
@@ -218,6 +219,8 @@ def plan_trajectories(config: ScoreConfig, api_key: str | None = None) -> PlanFi
     store (when it exists: a dry run creates none)."""
     criteria = job_criteria(config)
     provider = judge_provider(config, api_key)
+    if config.batch:  # refused as the run would refuse it: no foretold batch discount
+        required_batch_api(provider)
     roots = load_roots(config)
     settings = judge_settings(config, config.concurrency_limit)
     # the store's look-ups only: one that does not exist yet is not made

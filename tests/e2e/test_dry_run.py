@@ -107,3 +107,24 @@ def test_a_dry_run_counts_the_decisive_picks_the_run_then_makes(
     assert json.loads((tmp_path / "out.json").read_text())["judge"]["decisive_picks"] == 1
     plain = plan(runs, server, tmp_path, "--set", "completion_threshold=0.9")
     assert plain["decisive_picks_at_most"] == 0
+
+
+@pytest.mark.parametrize(
+    ("judge", "model", "key_env"),
+    [
+        ("gemini", "gemini-2.5-flash", "GEMINI_API_KEY"),
+        ("azure", "gpt-5-mini", "AZURE_OPENAI_API_KEY"),
+    ],
+)
+def test_a_dry_run_refuses_batch_mode_for_a_judge_without_a_batch_api(
+    tmp_path: Path, judge: str, model: str, key_env: str
+) -> None:
+    """The run refuses `--batch` for these judges (no batch API spoken): a dry run must not
+    foretell them at the batch discount and exit 0, but refuse as the run does."""
+    runs = tree(tmp_path)
+    flags = ("--judge", judge, "--judge-model", model, "--batch", "--dry-run", "--json")
+    done = score(runs, *flags, "--judge-url", "https://127.0.0.1:9", cwd=tmp_path, **{key_env: "k"})
+    assert done.returncode == 3, done.stdout
+    (line,) = done.stderr.splitlines()
+    assert f"--batch: the {judge} judge has no batch API that agentjudge speaks" in line
+    assert done.stdout == ""

@@ -6,8 +6,11 @@ an online call's answers (judge/batching.py, judge/providers/*_batches.py)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import orjson
 import pytest
 
@@ -17,9 +20,11 @@ from agentjudge.judge.batch_ledger import BatchLedger
 from agentjudge.judge.batching import BatchSettings
 from agentjudge.judge.providers import OpenAI, OpenAICompatible
 from agentjudge.judge.providers.anthropic import Anthropic
+from agentjudge.judge.providers.anthropic_batches import AnthropicBatches
 from agentjudge.judge.providers.anthropic_batches import _outcome as anthropic_outcome
 from agentjudge.judge.providers.batches import Completed, Unfinished
 from agentjudge.judge.providers.gemini import Gemini
+from agentjudge.judge.providers.openai_batches import OpenAIBatches
 from agentjudge.judge.providers.openai_batches import _outcome as openai_outcome
 from agentjudge.judge.request import Message
 from agentjudge.testing import JudgeServer, Script
@@ -133,3 +138,177 @@ def test_the_caps_hold_in_batch_mode_as_online(tmp_path: Path) -> None:
         assert asyncio.run(judged(max_requests=1)) == [None, "request_cap", "request_cap"]
         assert server.batches is not None
         assert sum(server.batches.submissions.values()) == 2  # one request per run
+
+
+class _FullLedger(BatchLedger):
+    """A ledger on a full disk: it refuses to keep a submission, or a batch's id."""
+
+    def __init__(self, path: Path, refuses: str) -> None:
+        super().__init__(path)
+        self.refuses = refuses
+
+    def submitting(self, token: str, judge: str, keys: list[str]) -> None:
+        if self.refuses == "submitting":
+            raise sqlite3.OperationalError("database or disk is full")
+        super().submitting(token, judge, keys)
+
+    def add(self, batch_id: str, judge: str, keys: list[str], token: str = "") -> None:
+        if self.refuses == "add":
+            raise sqlite3.OperationalError("database or disk is full")
+        super().add(batch_id, judge, keys, token)
+
+
+@pytest.mark.parametrize("refuses", ["submitting", "add"])
+def test_a_ledger_that_cannot_write_never_leaves_requests_waiting(
+    tmp_path: Path, refuses: str
+) -> None:
+    """A batch's waiters used to wait forever when the ledger raised (only JudgeError and
+    OSError were caught). Before the provider is asked, the requests fail; once it has the
+    batch, its answers are still read, and a line says its id was not kept."""
+    said: list[str] = []
+
+    async def judged() -> tuple[str | None, float | None]:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+        ledger = _FullLedger(tmp_path / f"{refuses}.sqlite", refuses)
+        judge = JudgeClient(provider, batch=FAST, batch_ledger=ledger, on_wait=said.append)
+        async with judge:
+            outcome = await asyncio.wait_for(judge.judge(request(0.3)), 10)
+        return outcome.error, outcome.verdict.score if outcome.verdict else None
+
+    with JudgeServer(mimic="openai", api_key=KEY) as server:
+        error, score = asyncio.run(judged())
+        assert server.batches is not None
+        submitted = server.batches.batches_submitted
+    if refuses == "submitting":
+        assert (error, score, submitted) == ("batch_error", None, 0)
+    else:
+        assert (error, submitted) == (None, 1)
+        assert score == pytest.approx(0.3)
+        assert any("the verdict store could not keep its id" in line for line in said)
+
+
+def test_a_batch_is_cut_before_its_whole_body_passes_the_byte_limit(tmp_path: Path) -> None:
+    """Anthropic's limit is on the batch's body: the entries and the `{"requests":[...]}`
+    around them. Three entries whose bytes (with separators) just reach the limit make a
+    body 14 bytes over it, so they must go in two batches, each body within the limit."""
+    scores = [0.1, 0.4, 0.9]
+    bodies: list[int] = []
+
+    async def judged() -> list[str | None]:
+        async with client(server, tmp_path / "store.sqlite") as judge:
+            batcher = judge.batcher
+            assert batcher is not None
+            entries = [
+                batcher.api.entry(judge.key(request(s)), judge.provider.build(request(s)))
+                for s in scores
+            ]
+            batcher.api.max_bytes = sum(batcher.api.size(e) for e in entries)
+            send = batcher._send
+
+            async def recorded(asked: httpx.Request) -> tuple[int, bytes]:
+                if asked.method == "POST":
+                    bodies.append(len(asked.content))
+                return await send(asked)
+
+            batcher._send = recorded
+            outcomes = await asyncio.gather(*(judge.judge(request(s)) for s in scores))
+            limit = batcher.api.max_bytes
+        assert len(bodies) == 2
+        assert max(bodies) <= limit, (bodies, limit)
+        return [o.error for o in outcomes]
+
+    with JudgeServer(mimic="anthropic", api_key=KEY) as server:
+        assert asyncio.run(judged()) == [None, None, None]
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 2
+
+
+def test_the_documented_byte_limits_hold_whether_mb_means_10e6_or_2e20() -> None:
+    assert AnthropicBatches.max_bytes <= 256_000_000
+    assert OpenAIBatches.max_bytes <= 200_000_000
+
+
+def test_a_creation_whose_answer_is_lost_is_looked_for_not_created_twice(tmp_path: Path) -> None:
+    """The batch is created, but its answer comes after the client's timeout: sending the
+    creation again (as every batch request was retried) made a second batch of the same
+    requests. OpenAI's batch carries our token, so the batch is looked for first."""
+    script = Script(batch_create_delay=2.0)
+    said: list[str] = []
+
+    async def judged() -> float | None:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+        ledger = BatchLedger(tmp_path / "store.sqlite")
+        judge = JudgeClient(
+            provider,
+            timeout=0.5,
+            initial_backoff=0.01,
+            batch=FAST,
+            batch_ledger=ledger,
+            on_wait=said.append,
+        )
+        async with judge:
+            call = asyncio.ensure_future(judge.judge(request(0.3)))
+            assert server.batches is not None
+            while not server.batches.batches_submitted:
+                await asyncio.sleep(0.01)
+            script.batch_create_delay = 0.0  # the creation sent again is answered at once
+            outcome = await asyncio.wait_for(call, 20)
+        return outcome.verdict.score if outcome.verdict else None
+
+    with JudgeServer(script, mimic="openai", api_key=KEY) as server:
+        assert asyncio.run(judged()) == pytest.approx(0.3)
+        assert server.batches is not None
+        assert server.batches.batches_submitted == 1
+        assert set(server.batches.submissions.values()) == {1}
+    assert any("a batch's creation got no answer (timeout)" in line for line in said)
+
+
+def test_what_an_openai_batch_says_of_its_failures_is_shown_with_the_key_masked() -> None:
+    """A batch's error file and its `errors.data` are the provider's words, as an online
+    refusal's body is: they reach the results and the console only with secrets masked."""
+    api = OpenAIBatches(OpenAI("http://127.0.0.1:9/v1", "gpt-4o-mini", KEY))
+    echoed = f"Incorrect API key provided: {KEY}"
+    failed = {"id": "b", "status": "failed", "errors": {"data": [{"message": echoed}]}}
+    line = {"custom_id": "k", "response": None, "error": {"code": "x", "message": echoed}}
+
+    async def send(asked: httpx.Request) -> tuple[int, bytes]:
+        if asked.url.path.endswith("/content"):
+            return 200, orjson.dumps(line) + b"\n"
+        return 200, orjson.dumps(failed)
+
+    async def read() -> tuple[str, str]:
+        state = await api.state(send, "b")
+        results = await api.results(send, replace(state, results=("file-e",)))
+        outcome = results["k"]
+        assert isinstance(outcome, Unfinished)
+        return state.message, outcome.message
+
+    for said in asyncio.run(read()):
+        assert KEY not in said
+        assert "Incorrect API key provided" in said
+
+
+def test_a_run_stopped_while_its_batch_waits_says_the_batch_goes_on(tmp_path: Path) -> None:
+    """agentjudge never cancels a batch: a run stopped (Ctrl-C, a cap) leaves its batches
+    running and billed at the provider, and says which, and how to collect them."""
+    said: list[str] = []
+
+    async def stopped() -> None:
+        provider = OpenAI(server.base_url, "gpt-4o-mini", KEY)
+        ledger = BatchLedger(tmp_path / "store.sqlite")
+        judge = JudgeClient(provider, batch=FAST, batch_ledger=ledger, on_wait=said.append)
+        async with judge:
+            call = asyncio.ensure_future(judge.judge(request(0.3)))
+            assert server.batches is not None
+            while not server.batches.batches_submitted:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)  # polled at least once
+            call.cancel()
+
+    with JudgeServer(Script(batch_delay=5.0), mimic="openai", api_key=KEY) as server:
+        asyncio.run(stopped())
+        assert server.batches is not None
+        (batch_id,) = server.batches.ids()
+    (line,) = [s for s in said if "go on at the provider" in s]
+    assert batch_id in line
+    assert "the same command again polls them" in line

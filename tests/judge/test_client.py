@@ -11,7 +11,7 @@ import pytest
 from agentjudge.judge import ClientStats, JudgeClient, JudgeOutcome, JudgeRequest
 from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.price import Rates
-from agentjudge.judge.providers import FakeJudge, OpenAICompatible
+from agentjudge.judge.providers import FakeJudge, OpenAI, OpenAICompatible
 from agentjudge.judge.request import Message
 from agentjudge.testing import JudgeServer, Script
 from agentjudge.testing.judge_server import expected_score
@@ -280,3 +280,23 @@ def test_no_call_starts_once_the_calls_prices_reach_max_cost(server: JudgeServer
         f"--max-cost {2.5 * one_call:g} USD reached "
         f"(${client.stats.cost_usd:.6f} spent by the calls made)"
     )
+
+
+def test_no_call_starts_under_max_cost_once_the_calls_can_no_longer_be_priced() -> None:
+    """Usage the price database refuses (counts it finds inconsistent) leaves the run with
+    no price: every later call was priced 0, so --max-cost was silently never reached."""
+    key = "sk-cost-0123456789"
+
+    async def go() -> list[str | None]:
+        provider = OpenAI(mimic.base_url, "gpt-5-mini", key)
+        async with JudgeClient(provider, max_cost_usd=1.0) as client:
+            first = await client.judge(request("s0 [[score=0.5]]"))
+            assert client.pricer.reason is None
+            client.pricer.price(10, 20, 0, 0)  # a call's usage the database refuses
+            assert client.pricer.reason is not None
+            later = await client.judge(request("s1 [[score=0.5]]"))
+        return [first.error, later.error]
+
+    with JudgeServer(mimic="openai", api_key=key) as mimic:
+        assert asyncio.run(go()) == [None, "cost_cap"]
+        assert len(mimic.log) == 1

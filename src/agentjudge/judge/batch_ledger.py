@@ -115,13 +115,5 @@ class BatchLedger:
         """The batch's results have been read."""
         self._db.execute("UPDATE batches SET state = 'ended' WHERE id = ?", (batch_id,))
 
-    def open_batches(self, judge: str) -> list[str]:
-        """The batches of `judge` whose results have not been read yet."""
-        rows = self._db.execute(
-            "SELECT id FROM batches WHERE judge = ? AND state = 'open' ORDER BY submitted",
-            (judge,),
-        )
-        return [str(row[0]) for row in rows]
-
     def close(self) -> None:
         self._db.close()

@@ -29,12 +29,13 @@ from typing import Literal
 
 import httpx
 
-from agentjudge.errors import JudgeError
+from agentjudge.errors import JudgeError, UsageError
 from agentjudge.judge.batch_ledger import BatchLedger
 from agentjudge.judge.providers.anthropic import Anthropic
 from agentjudge.judge.providers.anthropic_batches import AnthropicBatches
 from agentjudge.judge.providers.base import Provider
 from agentjudge.judge.providers.batches import (
+    NOT_RETRIED_IF_UNKNOWN,
     BatchApi,
     BatchGone,
     BatchState,
@@ -51,6 +52,8 @@ Fallback = Literal["batch", "online"]
 # polls of one batch that may fail in a row (each after its own retries) before its
 # requests fail
 MAX_POLL_FAILURES = 5
+# creations of one batch whose answers were lost, each looked for before the next
+SUBMIT_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +156,8 @@ class Batcher:
         api = self.api
         size = api.size(entry)
         if self._pending and (
-            len(self._pending) >= api.max_requests or self._pending_bytes + size > api.max_bytes
+            len(self._pending) >= api.max_requests
+            or self._pending_bytes + size + api.overhead > api.max_bytes
         ):
             self._flush()
         loop = asyncio.get_running_loop()
@@ -186,20 +190,53 @@ class Batcher:
             # kept before the provider is asked: a run killed before it learns the batch's
             # id finds it by the token (where the API keeps one: OpenAI's metadata)
             self.ledger.submitting(token, self.judge, keys)
-            batch_id = await self.api.submit(self._send, [entry for _, entry in pending], token)
-            # kept before anything else: a kill from here on never submits these again
-            self.ledger.add(batch_id, self.judge, keys, token)
-        except (JudgeError, OSError) as exc:
+            batch_id = await self._created(pending, token)
+        except Exception as exc:
+            # every waiter hears why (a failure left unset would keep them waiting forever)
             with contextlib.suppress(sqlite3.Error):
                 self.ledger.forget_submission(token)
-            error = exc if isinstance(exc, JudgeError) else JudgeError("batch_error", str(exc))
-            group.set_exception(error)
+            group.set_exception(_as_judge_error(exc))
             group.exception()  # retrieved: every waiter raises it
             return
+        try:
+            # kept before anything else: a kill from here on never submits these again
+            self.ledger.add(batch_id, self.judge, keys, token)
+        except sqlite3.Error as exc:
+            # the provider has the batch (and bills it): its answers are still read in this
+            # run; the submission's token stays, for a later run to find it by where it can
+            self._say(
+                f"batch {batch_id}: the verdict store could not keep its id ({exc}); a run "
+                "stopped before its answers are read may submit its requests again"
+            )
         self.submitted += 1
         self._pollers[batch_id] = asyncio.ensure_future(self._watch(batch_id))
         group.set_result(batch_id)
         self._report()
+
+    async def _created(self, pending: list[tuple[str, bytes]], token: str) -> str:
+        """The id of the batch of `pending`, submitted under `token`. A creation whose
+        answer was lost (a timeout, a dropped connection, a 5xx) may have created the batch:
+        where the API can tell by the token, the batch is looked for before the creation is
+        sent again (at most SUBMIT_ATTEMPTS times), so it is never created twice."""
+        started = time.time()
+        entries = [entry for _, entry in pending]
+        for attempt in range(1, SUBMIT_ATTEMPTS + 1):
+            try:
+                return await self.api.submit(self._send, entries, token)
+            except JudgeError as exc:
+                if not (self.api.findable and _transient(exc.kind)):
+                    raise
+                failure = exc
+            self._say(
+                f"a batch's creation got no answer ({failure.kind}): looking for it by its "
+                "token" + (" before creating it again" if attempt < SUBMIT_ATTEMPTS else "")
+            )
+            found = await self.api.find(self._send, token, started)
+            if found is not None:
+                return found
+            if attempt < SUBMIT_ATTEMPTS:
+                await asyncio.sleep(self.settings.poll_seconds)
+        raise failure
 
     async def _watch(self, batch_id: str) -> None:
         """Poll `batch_id` until it ends, then read its results."""
@@ -228,13 +265,16 @@ class Batcher:
             results = await self.api.results(self._send, state) if state.results else {}
         except BatchGone:
             self._results[batch_id] = {}
-            self.ledger.ended(batch_id)
+            with contextlib.suppress(sqlite3.Error):  # as below
+                self.ledger.ended(batch_id)
             return
         if state.message:  # failed as a whole: each of its requests says why
             for key in self.ledger.keys_of(batch_id):
                 results.setdefault(key, Unfinished("batch_failed", state.message))
         self._results[batch_id] = results
-        self.ledger.ended(batch_id)
+        # left open when the store cannot say so: a later run only reads it again
+        with contextlib.suppress(sqlite3.Error):
+            self.ledger.ended(batch_id)
         self.done += 1
         self._report()
 
@@ -265,14 +305,33 @@ class Batcher:
         self._on_progress(shown)
 
     async def aclose(self) -> None:
-        """Stop polling (the batches go on at the provider: the ledger has them)."""
+        """Stop polling (the batches go on at the provider: the ledger has them), saying
+        which batches are left waiting: a stopped run (Ctrl-C, a cap) does not stop them."""
         if self._timer is not None:
             self._timer.cancel()
+        left = [batch_id for batch_id, task in self._pollers.items() if not task.done()]
+        if left:
+            self._say(
+                f"{len(left)} batch(es) not ended go on at the provider, billed for what they "
+                f"answer: {', '.join(left)}; the same command again polls them and submits "
+                "nothing twice (or cancel them with the provider's API)"
+            )
         tasks = [*self._pollers.values(), *self._submitting]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.ledger.close()
+
+
+def _as_judge_error(exc: Exception) -> Exception:
+    """What the requests of a batch that could not be submitted fail with: a `JudgeError`
+    for a failure of the provider, the disk or the verdict store; anything else (a bug)
+    as it is."""
+    if isinstance(exc, JudgeError):
+        return exc
+    if isinstance(exc, OSError | sqlite3.Error):
+        return JudgeError("batch_error", str(exc))
+    return exc
 
 
 def _transient(kind: str) -> bool:
@@ -294,6 +353,18 @@ def batch_api_for(provider: Provider) -> BatchApi | None:
     return None
 
 
+def required_batch_api(provider: Provider) -> BatchApi:
+    """`provider`'s batch API (`batch_api_for`), or the `UsageError` that refuses `--batch`
+    for a judge without one: a real run and a dry run refuse it alike, before any call."""
+    api = batch_api_for(provider)
+    if api is None:
+        raise UsageError(
+            f"--batch: the {provider.name} judge has no batch API that agentjudge "
+            "speaks: use the openai, anthropic or openai-compatible judge, or drop --batch"
+        )
+    return api
+
+
 def batch_sender(
     transport: httpx.AsyncBaseTransport, policy: Callable[[], RetryPolicy], timeout: float
 ) -> Send:
@@ -309,13 +380,21 @@ def batch_sender(
                     response = await transport.handle_async_request(request)
                     body = await response.aread()
             except (httpx.TimeoutException, TimeoutError):
-                raise Retryable("timeout") from None
+                raise unless_unknown(Retryable("timeout")) from None
             except httpx.TransportError as exc:
-                raise Retryable("transport_error", message=str(exc)) from None
+                raise unless_unknown(Retryable("transport_error", message=str(exc))) from None
             status = response.status_code
-            if status == 429 or status >= 500:
-                raise Retryable(f"http_{status}", rate_limited=status == 429)
+            if status == 429:
+                raise Retryable("http_429", rate_limited=True)
+            if status >= 500:
+                raise unless_unknown(Retryable(f"http_{status}"))
             return status, body
+
+        def unless_unknown(failure: Retryable) -> Exception:
+            # a failure that leaves the request's fate unknown: the caller looks first
+            if request.extensions.get(NOT_RETRIED_IF_UNKNOWN):
+                return JudgeError(failure.kind, failure.message)
+            return failure
 
         return await retried(attempt, policy, lambda: None)
 

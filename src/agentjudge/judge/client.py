@@ -21,7 +21,7 @@ from opentelemetry.metrics import Meter
 
 from agentjudge.errors import JudgeError, ProtocolError, UsageError
 from agentjudge.judge.batch_ledger import BatchLedger
-from agentjudge.judge.batching import Batcher, BatchSettings, batch_api_for, batch_sender
+from agentjudge.judge.batching import Batcher, BatchSettings, batch_sender, required_batch_api
 from agentjudge.judge.defaults import SCORE_CALLS
 from agentjudge.judge.limiter import AdaptiveLimit, Outcome
 from agentjudge.judge.price import COST_CAP, SPENDING, Pricer, Rates
@@ -150,12 +150,7 @@ class JudgeClient:
     def _batcher(self) -> Batcher | None:
         if self.batch is None:
             return None
-        api = batch_api_for(self.provider)
-        if api is None:
-            raise UsageError(
-                f"--batch: the {self.provider.name} judge has no batch API that agentjudge "
-                "speaks: use the openai, anthropic or openai-compatible judge, or drop --batch"
-            )
+        api = required_batch_api(self.provider)
         if self.batch_ledger is None:
             raise UsageError(
                 "--batch keeps its batch ids in the verdict store, so that a re-run polls the "
@@ -376,6 +371,12 @@ class JudgeClient:
         (online and batched calls alike)."""
         if self.max_requests is not None and self.stats.calls >= self.max_requests:
             return JudgeError("request_cap", f"max_judge_requests={self.max_requests} reached")
+        if self.max_cost_usd is not None and self.pricer.reason is not None:
+            # the calls lost their price mid-run: a budget is never checked against a guess
+            return JudgeError(
+                COST_CAP,
+                f"--max-cost {self.max_cost_usd:g} USD cannot be checked: {self.pricer.reason}",
+            )
         if self.max_cost_usd is not None and self.stats.cost_usd >= self.max_cost_usd:
             return JudgeError(
                 COST_CAP,

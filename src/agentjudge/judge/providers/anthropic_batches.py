@@ -31,7 +31,10 @@ from agentjudge.judge.providers.batches import (
 )
 
 MAX_REQUESTS = 100_000
-MAX_BYTES = 256 * 1024 * 1024
+# "256 MB": read as 256,000,000 bytes, under the limit whether the provider means MB or MiB
+MAX_BYTES = 256_000_000
+# a batch's body is its entries, comma-separated, inside this
+BODY_START, BODY_END = b'{"requests":[', b"]}"
 # an errored request's `error.type`, as the HTTP status an online call would have had
 ERROR_STATUS = {
     "invalid_request_error": 400,
@@ -51,6 +54,7 @@ class AnthropicBatches(BatchApi):
     name = "anthropic"
     max_requests = MAX_REQUESTS
     max_bytes = MAX_BYTES
+    overhead = len(BODY_START) + len(BODY_END)
 
     def __init__(self, provider: Anthropic) -> None:
         self.url = f"{provider.endpoint}/batches"  # beside `{base}/v1/messages`
@@ -62,7 +66,7 @@ class AnthropicBatches(BatchApi):
 
     async def submit(self, send: Send, entries: list[bytes], token: str) -> str:
         # a Message Batch keeps no tag of ours: `find` cannot tell, and answers None
-        body = b'{"requests":[' + b",".join(entries) + b"]}"
+        body = BODY_START + b",".join(entries) + BODY_END
         asked = httpx.Request("POST", self.url, headers=self.headers, content=body)
         created = json_object(await exchange(send, asked, "batch create", self.secrets), "batch")
         return str(created.get("id"))

@@ -5,9 +5,10 @@ ends with its unfinished requests canceled, and they go into a later batch.
 
 Like a provider, a batch API only translates: every HTTP request goes out through `send`,
 which the batcher (`judge/batching.py`) gives it with retries on 429/5xx/transport
-errors; the waiting, the ledger of batch ids and the retries of a batch's failed requests
-live there. A batch entry carries the very body the provider's `build` made for an online
-call (build apart from send, as httpx does), so a batch asks exactly what a call would.
+errors (but for a request marked `once`, which the batcher looks for instead); the
+waiting, the ledger of batch ids and the retries of a batch's failed requests live there.
+A batch entry carries the very body the provider's `build` made for an online call (build
+apart from send, as httpx does), so a batch asks exactly what a call would.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ from agentjudge.judge.providers.base import fit_to_show
 
 # One HTTP exchange as the batcher makes it: the status and the whole body.
 Send = Callable[[httpx.Request], Awaitable[tuple[int, bytes]]]
+# a request's extension: not sent again after a failure that leaves unknown whether the
+# server acted on it (a timeout, a dropped connection, a 5xx); a 429 is still retried
+NOT_RETRIED_IF_UNKNOWN = "agentjudge.not_retried_if_unknown"
+
+
+def once(request: httpx.Request) -> httpx.Request:
+    """`request`, marked not to be sent again when its fate is unknown (a batch's creation
+    that the caller can look for by its tag rather than create twice)."""
+    request.extensions[NOT_RETRIED_IF_UNKNOWN] = True
+    return request
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +78,16 @@ class BatchGone(JudgeError):
 
 class BatchApi:
     """One provider's batch API. `max_requests` and `max_bytes` are its documented limits
-    of one batch; a batch is cut before either is reached."""
+    of one batch; a batch is cut before either is reached. `overhead`: the bytes of a
+    batch's body beside its entries (each entry's separator counted by `size`)."""
 
     name: str = "batch"
+    # whether `find` can tell a batch by our token: a creation whose answer was lost is
+    # then looked for rather than sent again (and submitted twice)
+    findable: bool = False
     max_requests: int = 0
     max_bytes: int = 0
+    overhead: int = 0
 
     def entry(self, custom_id: str, built: httpx.Request) -> bytes:
         """One request of a batch (its line of a JSONL file, or its item of a list)."""

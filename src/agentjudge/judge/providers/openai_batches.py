@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import orjson
 
+from agentjudge.judge.providers.base import fit_to_show
 from agentjudge.judge.providers.batches import (
     BatchApi,
     BatchState,
@@ -33,11 +34,13 @@ from agentjudge.judge.providers.batches import (
     exchange,
     json_lines,
     json_object,
+    once,
 )
 from agentjudge.judge.providers.openai_compatible import OpenAICompatible
 
 MAX_REQUESTS = 50_000
-MAX_BYTES = 200 * 1024 * 1024
+# "200 MB": read as 200,000,000 bytes, under the limit whether the provider means MB or MiB
+MAX_BYTES = 200_000_000
 COMPLETION_WINDOW = "24h"
 # the batch's `metadata` key that carries our submission token (see `find`)
 TOKEN_KEY = "agentjudge_submission"
@@ -51,6 +54,7 @@ class OpenAIBatches(BatchApi):
     """The Batch API of an `openai` judge's server (`{base}/files`, `{base}/batches`)."""
 
     name = "openai"
+    findable = True
     max_requests = MAX_REQUESTS
     max_bytes = MAX_BYTES
 
@@ -74,16 +78,18 @@ class OpenAIBatches(BatchApi):
             files={"file": ("agentjudge-batch.jsonl", b"\n".join(entries), "application/jsonl")},
         )
         uploaded = json_object(await exchange(send, upload, "file upload", self.secrets), "files")
-        create = httpx.Request(
-            "POST",
-            f"{self.base}/batches",
-            headers=self.headers,
-            json={
-                "input_file_id": uploaded.get("id"),
-                "endpoint": self.path,
-                "completion_window": COMPLETION_WINDOW,
-                "metadata": {TOKEN_KEY: token},
-            },
+        create = once(  # a lost answer is looked for by the token (`find`), not sent again
+            httpx.Request(
+                "POST",
+                f"{self.base}/batches",
+                headers=self.headers,
+                json={
+                    "input_file_id": uploaded.get("id"),
+                    "endpoint": self.path,
+                    "completion_window": COMPLETION_WINDOW,
+                    "metadata": {TOKEN_KEY: token},
+                },
+            )
         )
         created = json_object(await exchange(send, create, "batch create", self.secrets), "batches")
         return str(created.get("id"))
@@ -124,7 +130,9 @@ class OpenAIBatches(BatchApi):
             status in ENDED,
             counts_of(data.get("request_counts")),
             files,
-            _errors(data.get("errors")) or (f"the batch {status}" if status == "failed" else ""),
+            # the provider's words, shown and kept as an online refusal's are: secrets masked
+            fit_to_show(_errors(data.get("errors")), self.secrets)
+            or (f"the batch {status}" if status == "failed" else ""),
         )
 
     async def results(self, send: Send, state: BatchState) -> dict[str, Outcome]:
@@ -135,7 +143,10 @@ class OpenAIBatches(BatchApi):
             )
             body = await exchange(send, asked, f"results file {file_id}", self.secrets)
             for line in json_lines(body):
-                out[line["custom_id"]] = _outcome(line)
+                outcome = _outcome(line)
+                if isinstance(outcome, Unfinished):  # the provider's words: secrets masked
+                    outcome = Unfinished(outcome.kind, fit_to_show(outcome.message, self.secrets))
+                out[line["custom_id"]] = outcome
         return out
 
 
