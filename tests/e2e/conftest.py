@@ -1,5 +1,5 @@
-"""Servers the end-to-end tests start on 127.0.0.1: helpers, an MLflow server and a Ray
-cluster; and the check that every results file the tests write holds to its JSON Schema."""
+"""Servers the end-to-end tests start on 127.0.0.1: helpers, and an MLflow server; and the
+check that every results file the tests write holds to its JSON Schema."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentjudge.testing.ray_cluster import LocalRayCluster
 from tests.results.schema_check import ResultsFiles
 
 MLFLOW = Path(sys.executable).parent / "mlflow"
@@ -100,14 +99,3 @@ def mlflow_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(proc)
-
-
-@pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRayCluster]:
-    """A Ray cluster on 127.0.0.1, a head and one joined node of one CPU each, for every test
-    that runs jobs on Ray (test_score_ray.py, test_evalhub.py): started once, not once per
-    module (about 14 s, and 3 s to stop). A job's driver or worker killed by a test is
-    cleaned up by Ray itself, as on any cluster; a test never needs a fresh one."""
-    pytest.importorskip("ray")
-    with LocalRayCluster(tmp_path_factory.mktemp("ray"), nodes=2, cpus=1) as running:
-        yield running

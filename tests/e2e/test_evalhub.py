@@ -20,7 +20,6 @@ import yaml
 
 from agentjudge.judge.telemetry import METRIC_NAMES
 from agentjudge.testing import JudgeServer, Script
-from agentjudge.testing.ray_cluster import LocalRayCluster
 from tests.atif.docs import doc, with_refs, write
 from tests.conftest import REPO
 from tests.e2e.conftest import free_port, start, stop, wait_for
@@ -188,21 +187,23 @@ def test_job_completes_with_metrics_and_an_mlflow_artifact(
 
 
 def test_a_job_with_ray_address_scores_on_the_cluster_as_it_would_locally(
-    tmp_path: Path, evalhub_url: str, mlflow_url: str, ray_cluster: LocalRayCluster
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, evalhub_url: str, mlflow_url: str
 ) -> None:
+    pytest.importorskip("ray")
+    from agentjudge.testing.ray_cluster import LocalRayCluster
+
     runs = trajectories(tmp_path, "step [[score=0.5]] [[category=tool_misuse]]")
     parameters = {**ours(runs), "scoring_mode": "default", "cache": False}
-    # the session's cluster: other tests' jobs may have run units on it before
-    before = units_run(ray_cluster.folder)
-    with JudgeServer() as judge:
-        local = run_job(evalhub_url, judge, parameters, "here")
-        assert units_run(ray_cluster.folder) == before
-        calls = len(judge.log)
-        on_ray = run_job(
-            evalhub_url, judge, {**parameters, "ray_address": ray_cluster.address}, "on-ray"
-        )
-        assert len(judge.log) == 2 * calls  # the same calls, made by the cluster's workers
-    assert units_run(ray_cluster.folder) > before  # the job did run on the cluster
+    with LocalRayCluster(tmp_path_factory.mktemp("ray"), nodes=2, cpus=1) as cluster:
+        with JudgeServer() as judge:
+            local = run_job(evalhub_url, judge, parameters, "here")
+            assert units_run(cluster.folder) == 0
+            calls = len(judge.log)
+            on_ray = run_job(
+                evalhub_url, judge, {**parameters, "ray_address": cluster.address}, "on-ray"
+            )
+            assert len(judge.log) == 2 * calls  # the same calls, made by the cluster's workers
+        assert units_run(cluster.folder) > 0  # the job did run on the cluster
     for outcome in (local, on_ray):
         assert outcome["job"]["status"]["state"] == "completed", outcome["logs"]
     (here,) = local["job"]["results"]["benchmarks"]

@@ -1,6 +1,6 @@
-"""`agentjudge score --ray` on a real Ray cluster on 127.0.0.1 (a head and one joined node,
-one CPU each: the session's, tests/e2e/conftest.py), against the real judge server: the
-same results as a local run, and a driver killed part way loses no verdict it was handed."""
+"""`agentjudge score --ray` on a real Ray cluster that the module starts on 127.0.0.1 (a
+head and one joined node, one CPU each), against the real judge server: the same results
+as a local run, and a driver killed part way loses no verdict it was handed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,12 @@ pytest.importorskip("ray")
 pytestmark = pytest.mark.timeout(300)
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRayCluster]:
+    with LocalRayCluster(tmp_path_factory.mktemp("ray"), nodes=2, cpus=1) as running:
+        yield running
 
 
 def score(
@@ -85,7 +92,7 @@ def step_scores(document: dict[str, Any]) -> list[tuple[str, int, float | None, 
 
 @pytest.mark.parametrize("mode", ["flat", "hierarchical", "separate"])
 def test_a_ray_run_equals_the_local_run(
-    tmp_path: Path, ray_cluster: LocalRayCluster, mode: str
+    tmp_path: Path, cluster: LocalRayCluster, mode: str
 ) -> None:
     runs = collection(tmp_path)
     with JudgeServer(Script(latency=0.01)) as server:
@@ -94,7 +101,7 @@ def test_a_ray_run_equals_the_local_run(
         assert local.returncode == 0, local.stderr
         calls = len(server.log)
         on_ray = score(
-            runs, *flags, "--ray-address", ray_cluster.address, "-o", "ray.json", cwd=tmp_path
+            runs, *flags, "--ray-address", cluster.address, "-o", "ray.json", cwd=tmp_path
         )
         assert on_ray.returncode == 0, on_ray.stderr
         assert len(server.log) == 2 * calls  # no call more, none less
@@ -133,7 +140,7 @@ score_trajectories(config, progress=progress)
 
 
 def test_the_progress_bar_moves_before_a_unit_comes_back(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     # one tree, so one unit: a root of 3 steps and its subagent of 30, judged one call at a
     # time (0.1 s each, interleaved): the root is done seconds before its subagent
@@ -148,7 +155,7 @@ def test_the_progress_bar_moves_before_a_unit_comes_back(
         env = ray_env({"PYTHONPATH": str(SRC)})
         done = subprocess.run(
             [sys.executable, "-c", PROGRESS_SCRIPT, str(tmp_path / "runs"), server.base_url,
-             ray_cluster.address, str(tmp_path / "out.json")],
+             cluster.address, str(tmp_path / "out.json")],
             capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -160,13 +167,13 @@ def test_the_progress_bar_moves_before_a_unit_comes_back(
 
 
 def test_a_ray_run_exports_the_metrics_a_local_run_exports(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     runs = collection(tmp_path, trees=4)
     # every distinct request fails once (503) before it is answered: errors are counted too
     script = Script(latency=0.01, fail_first=1, fail_first_fault="503", retry_after=0)
     exported: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]] = {}
-    for label, where in (("local", []), ("ray", ["--ray-address", ray_cluster.address])):
+    for label, where in (("local", []), ("ray", ["--ray-address", cluster.address])):
         with JudgeServer(script) as server, otlp_receiver() as receiver:
             flags = [*judge_flags(server), "--no-cache", *where, "-o", f"{label}.json"]
             done = score(
@@ -205,7 +212,7 @@ def stored(store: Path) -> int:
 
 
 def test_a_rerun_after_the_driver_is_killed_repeats_no_judge_call(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     runs = collection(tmp_path, trees=16)
     store = tmp_path / "cache" / "verdicts.sqlite"
@@ -213,7 +220,7 @@ def test_a_rerun_after_the_driver_is_killed_repeats_no_judge_call(
     with JudgeServer(script) as server:
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(server),
-            "--judge-call-timeout", "600", "--ray-address", ray_cluster.address, "--quiet",
+            "--judge-call-timeout", "600", "--ray-address", cluster.address, "--quiet",
             "-o", "out.json",
         ]  # fmt: skip
         env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
@@ -253,14 +260,14 @@ def test_a_rerun_after_the_driver_is_killed_repeats_no_judge_call(
 
 
 def test_ctrl_c_cancels_the_work_on_the_cluster_writes_nothing_and_exits_130(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     runs = collection(tmp_path)
     env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
     with JudgeServer(Script(latency=0.5)) as slow:
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *judge_flags(slow),
-            "--ray-address", ray_cluster.address, "-o", "out.json",
+            "--ray-address", cluster.address, "-o", "out.json",
         ]  # fmt: skip
         proc = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120
@@ -292,7 +299,7 @@ def unit_workers(cluster: LocalRayCluster, node: int) -> list[int]:
 
 
 def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     runs = collection(tmp_path, trees=16)
     with JudgeServer(Script(latency=0.05)) as server:
@@ -303,7 +310,7 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
         server.log.clear()
         command = [
             sys.executable, "-m", "agentjudge", "score", str(runs), *flags, "--quiet",
-            "--ray-address", ray_cluster.address, "-o", "ray.json",
+            "--ray-address", cluster.address, "-o", "ray.json",
         ]  # fmt: skip
         env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
         driver = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
@@ -311,7 +318,7 @@ def test_a_worker_killed_mid_run_costs_only_its_calls_in_flight(
         victims: list[int] = []
         while not victims and time.monotonic() < deadline and driver.poll() is None:
             if len(answered(server)) >= 40:
-                victims = unit_workers(ray_cluster, 1)
+                victims = unit_workers(cluster, 1)
             time.sleep(0.01)
         assert victims, "no unit was running on the joined node"
         os.kill(victims[0], signal.SIGKILL)  # the worker process, by its PID
@@ -337,7 +344,7 @@ def parent_title(pid: int) -> str:
 @pytest.mark.timeout(600)  # two servers start, and share this machine's cores
 @pytest.mark.skipif(sys.platform != "linux", reason="finds the servers' processes in /proc")
 def test_the_embedded_judge_runs_a_server_on_each_node(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     from tests.e2e.test_local_judge import arithmetic, servers
 
@@ -354,7 +361,7 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
     flags = ["--judge", "local", "--set", "failure_threshold=0", "--quiet"]
     command = [
         sys.executable, "-m", "agentjudge", "score", str(runs), *flags,
-        "--ray-address", ray_cluster.address, "-o", "ray.json",
+        "--ray-address", cluster.address, "-o", "ray.json",
     ]  # fmt: skip
     env = ray_env({"AGENTJUDGE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(SRC)})
     # stderr to a file: a pipe nobody reads while polling could fill and stall the driver
@@ -388,7 +395,7 @@ def test_the_embedded_judge_runs_a_server_on_each_node(
 
 
 def test_judge_timeout_stops_the_workers_judging_and_keeps_what_they_judged(
-    tmp_path: Path, ray_cluster: LocalRayCluster
+    tmp_path: Path, cluster: LocalRayCluster
 ) -> None:
     runs = tmp_path / "runs"
     for index in range(4):
@@ -398,11 +405,13 @@ def test_judge_timeout_stops_the_workers_judging_and_keeps_what_they_judged(
         if index == 0:  # its last step's call is never answered
             document["steps"][-1]["message"] += " [[fault=hang]]"
         write(runs / f"t{index}.json", document)
-    # the deadline is the driver's, read by every worker; a call alone would wait 600 s
+    # the deadline is the driver's, read by every worker; a call alone would wait 600 s.
+    # 12 s, of which the other trees take a few (the job's start on the cluster included):
+    # each second more is waited by the hanging call, in every run of the suite
     flags = ["--judge-timeout", "12", "--judge-call-timeout", "600"]
     with JudgeServer(Script(hang_seconds=900)) as server:
         started = time.monotonic()
-        run = score(runs, *judge_flags(server), *flags, "--ray-address", ray_cluster.address,
+        run = score(runs, *judge_flags(server), *flags, "--ray-address", cluster.address,
                     "-o", "out.json", cwd=tmp_path)  # fmt: skip
         took = time.monotonic() - started
     assert run.returncode == 1, run.stderr
