@@ -29,10 +29,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    # With PYTHONDONTWRITEBYTECODE set (as in our CI's environment), no Python process keeps
-    # the modules it compiles: every `agentjudge` CLI, Ray worker and eval-hub job the tests
-    # start, hundreds of them, compiled all of agentjudge again, 0.2 s of CPU each. Compiled
-    # here once (only what changed since), they read it: the variable stops writes, not reads.
+    # With PYTHONDONTWRITEBYTECODE set (as on the machine the suite is timed on), no Python
+    # process keeps the modules it compiles: every `agentjudge` CLI, Ray worker and eval-hub
+    # job the tests start, hundreds of them, compiled all of agentjudge again, 0.2 s of CPU
+    # each. Compiled here once (only what changed since), they read it: the variable stops
+    # writes, not reads.
     if sys.flags.dont_write_bytecode:
         compileall.compile_dir(REPO / "src" / "agentjudge", quiet=1)
 

@@ -143,8 +143,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = gac("create", "my-agent", "-p", "-y", cwd=folder)
     assert done.returncode == 0, done.stdout + done.stderr
     root = folder / "my-agent"
-    # uv installs no bytecode by default; with PYTHONDONTWRITEBYTECODE set (our CI's
-    # environment) every later run of the project then compiled its 7,000 modules again
+    # uv installs no bytecode by default; with PYTHONDONTWRITEBYTECODE set (as on the
+    # machine the suite is timed on) every later run of the project compiled its 7,000
+    # modules again
     installed = gac("install", cwd=root, UV_COMPILE_BYTECODE="1")
     assert installed.returncode == 0, installed.stdout + installed.stderr
     env = (root / ".env.example").read_text()
