@@ -3,9 +3,10 @@
 The end-to-end tests (tests/e2e/conftest.py) call `ResultsFiles.check_new` after each test:
 every JSON file written under the session's temporary folder since the last call (the
 test's own folder, and the folders of servers it drove: an eval-hub job's, MLflow's
-artifacts) is read, and one whose kind is registered (`results.schemas.CONTRACTS`, by its
-`schema` field) is validated with `jsonschema` against `docs/schemas/<kind>.schema.json`.
-Results of a kind with no schema registered yet are counted, by kind, and said at the end
+artifacts; not virtualenvs and Ray sessions, which hold no results) is read, and one whose
+kind is registered (`results.schemas.CONTRACTS`, by its `schema` field) is validated with
+`jsonschema` against `docs/schemas/<kind>.schema.json`. Results of a kind with no schema
+registered yet are counted, by kind, and said at the end
 of the session: never checked in silence."""
 
 from __future__ import annotations
