@@ -6,8 +6,8 @@ test's own folder, and the folders of servers it drove: an eval-hub job's, MLflo
 artifacts; not virtualenvs and Ray sessions, which hold no results) is read, and one whose
 kind is registered (`results.schemas.CONTRACTS`, by its `schema` field) is validated with
 `jsonschema` against `docs/schemas/<kind>.schema.json`. Results of a kind with no schema
-registered yet are counted, by kind, and said at the end
-of the session: never checked in silence."""
+registered yet are counted, by kind, and said at the end of the session: never checked in
+silence."""
 
 from __future__ import annotations
 
