@@ -510,18 +510,23 @@ def test_a_judge_echoing_the_key_has_it_written_nowhere(
 
 
 def test_a_rate_limiting_judge_is_said_unless_quiet(tmp_path: Path) -> None:
-    """Each request is first refused with a wait long enough to be worth saying (11 s). The
-    loud and the quiet run wait side by side: the 11 s are waited once, not twice."""
+    """Each judge call is first refused with a wait long enough to be worth saying (11 s);
+    the preflight is answered at once (refused too, it would add its own 11 s before the
+    calls'). The loud and the quiet run wait side by side: the 11 s are waited once."""
+    script = Script(
+        fail_first=1, fail_first_fault="429", retry_after=11, fail_first_preflight=False
+    )
 
-    def graded(quiet: bool) -> tuple[subprocess.CompletedProcess[str], Path]:
+    def graded(quiet: bool) -> tuple[subprocess.CompletedProcess[str], Path, int]:
         root = tmp_path / ("quiet" if quiet else "loud") / "proj"
         shutil.copytree(PROJECT, root)
-        with JudgeServer(Script(fail_first=1, fail_first_fault="429", retry_after=11)) as judge:
+        with JudgeServer(script) as judge:
             flags = ["--output", "out.json", "--no-cache", *(["--quiet"] if quiet else [])]
-            return grade(root, *flags, server=judge), root
+            return grade(root, *flags, server=judge), root, judge.outcomes()["429"]
 
     with ThreadPoolExecutor(2) as pool:
-        (loud, loud_root), (quiet, quiet_root) = pool.map(graded, (False, True))
+        (loud, loud_root, refused), (quiet, quiet_root, _) = pool.map(graded, (False, True))
+    assert refused == 4  # every judge call waited, the preflight did not
     said = [line for line in loud.stderr.splitlines() if "rate-limiting" in line]
     assert len(said) == 1, loud.stderr  # said once, not for each call that waits
     assert said[0].startswith("warning: judge openai-compatible/")

@@ -405,8 +405,10 @@ def test_judge_timeout_stops_the_workers_judging_and_keeps_what_they_judged(
         if index == 0:  # its last step's call is never answered
             document["steps"][-1]["message"] += " [[fault=hang]]"
         write(runs / f"t{index}.json", document)
-    # the deadline is the driver's, read by every worker; a call alone would wait 600 s
-    flags = ["--judge-timeout", "20", "--judge-call-timeout", "600"]
+    # the deadline is the driver's, read by every worker; a call alone would wait 600 s.
+    # 12 s, of which the other trees take a few (the job's start on the cluster included):
+    # each second more is waited by the hanging call, in every run of the suite
+    flags = ["--judge-timeout", "12", "--judge-call-timeout", "600"]
     with JudgeServer(Script(hang_seconds=900)) as server:
         started = time.monotonic()
         run = score(runs, *judge_flags(server), *flags, "--ray-address", cluster.address,

@@ -3,14 +3,17 @@
 The end-to-end tests (tests/e2e/conftest.py) call `ResultsFiles.check_new` after each test:
 every JSON file written under the session's temporary folder since the last call (the
 test's own folder, and the folders of servers it drove: an eval-hub job's, MLflow's
-artifacts) is read, and one whose kind is registered (`results.schemas.CONTRACTS`, by its
-`schema` field) is validated with `jsonschema` against `docs/schemas/<kind>.schema.json`.
-Results of a kind with no schema registered yet are counted, by kind, and said at the end
-of the session: never checked in silence."""
+artifacts; not virtualenvs and Ray sessions, which hold no results) is read, and one whose
+kind is registered (`results.schemas.CONTRACTS`, by its `schema` field) is validated with
+`jsonschema` against `docs/schemas/<kind>.schema.json`. Results of a kind with no schema
+registered yet are counted, by kind, and said at the end of the session: never checked in
+silence."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import time
 from collections import Counter
 from functools import cache
@@ -25,6 +28,10 @@ from agentjudge.results.schemas import contract_for, file_name
 from tests.conftest import REPO
 
 MAX_BYTES = 64 * 1024 * 1024  # larger JSON files are no test's results
+# Folders that hold no results, only thousands of other files that every walk after every
+# later test went through: a virtualenv (graph-agents-cli's scaffolded project's holds
+# 15,000 entries: a walk took 0.15 s) and a Ray node's session (its logs and sockets).
+PASSED_OVER = re.compile(r"\.venv|site-packages|session_\d{4}-\d\d-\d\d_[\d_-]+")
 
 
 @cache
@@ -45,6 +52,33 @@ def unregistered_kind(document: Any) -> str | None:
     return "grade results" if "cases" in document and "summary" in document else None
 
 
+def fresh_json_files(base: Path, since: int) -> list[Path]:
+    """The `*.json` files under `base` last changed at `since` (ns) or later, as
+    `base.rglob` and a `stat` of each would find them (symbolic links to folders not
+    followed), but for those in the folders PASSED_OVER; one `stat` a file."""
+    found, folders = [], [str(base)]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as listing:
+                entries = list(listing)
+        except OSError:  # gone meanwhile, or unreadable: a hostile test's
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not PASSED_OVER.fullmatch(entry.name):
+                        folders.append(entry.path)
+                elif (
+                    entry.name.endswith(".json")
+                    and entry.is_file()
+                    and entry.stat().st_mtime_ns >= since
+                ):
+                    found.append(Path(entry.path))
+            except OSError:
+                continue
+    return sorted(found)
+
+
 class ResultsFiles:
     """The JSON files under `base`, each checked once after it was written."""
 
@@ -58,13 +92,8 @@ class ResultsFiles:
         """One line per problem in the files written since the last call (`validate` False:
         a test that writes broken results on purpose; its files are passed over)."""
         started, problems = time.time_ns(), []
-        for path in sorted(self.base.rglob("*.json")):
-            try:
-                fresh = path.is_file() and path.stat().st_mtime_ns >= self.since
-            except OSError:
-                continue
-            if fresh and validate:
-                problems += self._check(path)
+        for path in fresh_json_files(self.base, self.since) if validate else ():
+            problems += self._check(path)
         self.since = started
         return problems
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from agentjudge.judge import JudgeClient
+from agentjudge.judge.client import PREFLIGHT_PROMPT
 from agentjudge.judge.providers import OpenAICompatible
 from agentjudge.judge.request import JudgeRequest, Message
-from agentjudge.testing import JudgeServer
+from agentjudge.testing import JudgeServer, Script
 
 
 def judge_three(url: str) -> list[float | None]:
@@ -52,3 +53,21 @@ def test_an_unmarked_case_judge_request_is_scored_on_its_scale() -> None:
     worded = Prompt([{"role": "user", "content": "Score the reply from 1 to 5 against"}], "m")
     assert asked_scale(worded) == 5.0
     assert asked_scale(Prompt([{"role": "user", "content": "a step"}], "m")) is None
+
+
+def test_fail_first_can_spare_the_preflight() -> None:
+    """`fail_first_preflight=False`: a job's preflight is answered at its first arrival,
+    while every other request still fails its first; by default both fail."""
+
+    async def preflight_then_judge(url: str) -> None:
+        async with JudgeClient(OpenAICompatible(url, "judge"), initial_backoff=0.01) as client:
+            await client.preflight()
+            await client.judge(JudgeRequest((Message("user", "step [[score=0.5]]"),), "v1"))
+
+    for spared, preflight_outcomes in ((False, ["500", "ok"]), (True, ["ok"])):
+        script = Script(fail_first=1, fail_first_fault="500", fail_first_preflight=not spared)
+        with JudgeServer(script) as server:
+            asyncio.run(preflight_then_judge(server.base_url))
+            outcomes = [(r.body["messages"][-1]["content"], r.outcome) for r in server.log]
+        assert [o for text, o in outcomes if text == PREFLIGHT_PROMPT] == preflight_outcomes
+        assert [o for text, o in outcomes if text != PREFLIGHT_PROMPT] == ["500", "ok"]

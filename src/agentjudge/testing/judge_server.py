@@ -16,7 +16,8 @@ provider documents it.
 
 Faults are deterministic: the n-th arrival of the same request body fails when a hash of
 (body, n) falls under the fault's rate, so a retried request eventually gets through, and
-`fail_first` fails the first n arrivals of every distinct body.
+`fail_first` fails the first n arrivals of every distinct body (the preflight's too, unless
+told to spare it).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 
 from aiohttp import web
 
+from agentjudge.judge.client import PREFLIGHT_PROMPT
 from agentjudge.testing.agent_model import AgentScript, ScriptError, agent_reply
 from agentjudge.testing.batch_desk import BatchDesk
 from agentjudge.testing.mimic import Dialect, Refusal, dialect_for
@@ -82,6 +84,9 @@ class Script:
     faults: dict[Fault, float] = field(default_factory=dict)
     fail_first: int = 0
     fail_first_fault: Fault = "500"
+    # False: `fail_first` spares the preflight (the small call a job makes before its real
+    # ones), so a test waits out the real calls' failures only, not the preflight's first
+    fail_first_preflight: bool = True
     malformed: Malformed | None = None
     hang_seconds: float = 3600.0
     # prompts estimated (at four characters a token) over this many tokens are refused as
@@ -298,7 +303,7 @@ class JudgeServer:
             busy = self.dialect.error(429, "server at capacity")
             return _respond(busy, retry_after=script.retry_after)
         try:
-            fault = marked_fault(admitted) or _fault_for(script, call.digest, arrival)
+            fault = marked_fault(admitted) or _fault_for(script, admitted, call.digest, arrival)
             if fault is not None:
                 return await self._fail(request, fault, call, arrival)
             if script.latency:
@@ -329,7 +334,7 @@ class JudgeServer:
         with self._lock:
             self._arrivals[call.digest] += 1
             arrival = self._arrivals[call.digest]
-        fault = marked_fault(prompt) or _fault_for(self.script, call.digest, arrival)
+        fault = marked_fault(prompt) or _fault_for(self.script, prompt, call.digest, arrival)
         if fault is not None:
             status = int(fault) if fault.isdigit() else 500
             self._record(call, arrival, fault, status)
@@ -436,8 +441,10 @@ async def _call_of(request: web.Request) -> _Call:
     )
 
 
-def _fault_for(script: Script, digest: str, arrival: int) -> Fault | None:
-    if arrival <= script.fail_first:
+def _fault_for(script: Script, prompt: Prompt, digest: str, arrival: int) -> Fault | None:
+    if arrival <= script.fail_first and (
+        script.fail_first_preflight or prompt.last != PREFLIGHT_PROMPT
+    ):
         return script.fail_first_fault
     for fault, rate in script.faults.items():
         draw = int(hashlib.sha256(f"{fault}:{digest}:{arrival}".encode()).hexdigest()[:8], 16)
