@@ -279,8 +279,18 @@ class ScoringJob:
         rubric = self.criteria.rubric
         if self.criteria.mode == "auto":
             rubric = await self._derive(found.task)
-        outcome, details = await self._judge_steps(node, found, rubric, grant)
-        self.on_step(node.steps)  # counted as in steps_to_judge, whatever scored_frames skips
+        shown = 0  # the node's steps the progress bar has counted so far
+
+        def judged() -> None:  # a step's first answer is in: the bar moves now, not per node
+            nonlocal shown
+            shown += 1
+            self.on_step(1)
+
+        outcome, details = await self._judge_steps(node, found, rubric, grant, judged)
+        # the rest: steps that needed no call, and what scored_frames skips (steps_to_judge
+        # counts every step of the node)
+        if node.steps > shown:
+            self.on_step(node.steps - shown)
         return outcome, details, rubric
 
     async def _derive(self, task: str) -> Rubric:
@@ -300,7 +310,7 @@ class ScoringJob:
         return rubric
 
     async def _judge_steps(
-        self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant
+        self, node: Node, found: NodeSteps, rubric: Rubric, grant: Grant, judged: Callable[[], None]
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         plan = plan_node(
             found,
@@ -321,7 +331,7 @@ class ScoringJob:
         if plan.steps:
             self.second_round.started()
             try:
-                outcome, details = await self._judge_planned(node, rubric, plan, grant)
+                outcome, details = await self._judge_planned(node, rubric, plan, grant, judged)
             finally:
                 self.second_round.finished()
         if not plan.overflow:
@@ -334,7 +344,7 @@ class ScoringJob:
         return replace(outcome, not_evaluated=len(unjudged)), merged
 
     async def _judge_planned(
-        self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant
+        self, node: Node, rubric: Rubric, plan: NodePlan, grant: Grant, judged: Callable[[], None]
     ) -> tuple[NodeOutcome, list[StepDetail]]:
         shape = self.criteria.answer_shape
         k = self.config.samples
@@ -344,7 +354,12 @@ class ScoringJob:
         # in batch mode: a batch is answered in no set order, and waiting for one to end
         # before sending the next would double the wait for a cache hit it cannot promise
         lead = self.client.provider.prompt_cache and self.client.batcher is None
-        outcomes = await self._judge_all(requests, per_step(grant.settle, k), lead=lead)
+
+        def step_answered() -> None:
+            grant.settle()
+            judged()
+
+        outcomes = await self._judge_all(requests, per_step(step_answered, k), lead=lead)
         details: list[StepDetail] = []
         scores: list[float] = []
         failure: JudgeOutcome | None = None
