@@ -161,9 +161,12 @@ def test_the_progress_bar_moves_before_a_unit_comes_back(
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0] == {"total": 33}
-    # the root's steps as the unit reported them, then its subagent's as the unit came back
-    # (moving only as units come back, the bar would have moved once, by 33)
-    assert [line["steps"] for line in lines[1:]] == [3, 30], lines
+    # the unit's steps as it reported them while it judged, a step as its score came in,
+    # at most every REPORT_INTERVAL (0.5 s) over the 3.3 s of calls: moving only as units
+    # come back, the bar would move once, by 33; moving per node, twice (3, then 30)
+    moves = [line["steps"] for line in lines[1:]]
+    assert sum(moves) == 33, lines
+    assert len(moves) >= 3, lines
 
 
 def test_a_ray_run_exports_the_metrics_a_local_run_exports(
