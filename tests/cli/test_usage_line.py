@@ -49,3 +49,23 @@ def test_an_empty_cache_path_is_refused_not_the_shared_default(
 ) -> None:
     assert main([*command, "--cache", ""]) == 3
     assert "--cache': an empty path: give the verdict store's file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "runs/", "--no-cache", "--cache", "v.sqlite"],
+        ["grade", "--no-cache", "--cache", "v.sqlite"],
+        ["calibrate", "labels.json", "--cache", "v.sqlite", "--no-cache"],
+    ],
+)
+def test_cache_and_no_cache_together_are_refused_not_one_dropped(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: --cache was ignored without a word (and nothing is read before the refusal)
+    assert main(argv) == 3
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        "error: --cache names a verdict store and --no-cache uses none: give one of the two"
+    ]
+    assert captured.out == ""

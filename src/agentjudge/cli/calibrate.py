@@ -46,6 +46,7 @@ from agentjudge.cli.options import (
     ScoreQuiet,
     ScoringMode,
     Settings,
+    one_store_choice,
 )
 from agentjudge.cli.score import judge_flags, price_flags
 from agentjudge.cli.settings import command_line_config
@@ -106,6 +107,7 @@ def calibrate_command(
     Exit 0: done; 1: kappa below --min-kappa (or undefined); 2: the scoring job failed;
     3: usage or configuration error (a bad labels file, say).
     """
+    one_store_choice(cache_path, no_cache)
     flags: dict[str, tuple[str, Any]] = {
         **judge_flags(
             judge,

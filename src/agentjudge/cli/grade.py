@@ -52,6 +52,7 @@ from agentjudge.cli.options import (
     PriceIn,
     PriceOut,
     Traces,
+    one_store_choice,
 )
 from agentjudge.collisions import Named
 from agentjudge.files import check_writable, write_text_atomic
@@ -102,6 +103,7 @@ def grade_command(
     2 a case is error or missing (incomplete run); 3 configuration error (nothing written);
     4 internal error (a bug).
     """
+    one_store_choice(cache_path, no_cache)
     from agentjudge.cases.grade import GradeOptions, grade
     from agentjudge.errors import UsageError
 

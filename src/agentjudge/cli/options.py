@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from agentjudge.cases.loading import DEFAULT_CONFIG, RESULTS_DIR
 from agentjudge.cli.aliases import Alias, setting
+from agentjudge.errors import UsageError
 from agentjudge.judge.defaults import SCORE_CALLS
 
 
@@ -198,6 +199,15 @@ def _store_path(value: str | None) -> str | None:
     if value is not None and not value.strip():
         raise typer.BadParameter("an empty path: give the verdict store's file, or --no-cache")
     return value
+
+
+def one_store_choice(cache_path: str | None, no_cache: bool) -> None:
+    """Refuse `--cache FILE` with `--no-cache`: one of the two would be dropped without a
+    word (usage error, exit 3)."""
+    if no_cache and cache_path is not None:
+        raise UsageError(
+            "--cache names a verdict store and --no-cache uses none: give one of the two"
+        )
 
 
 CachePath = Annotated[

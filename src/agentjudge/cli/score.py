@@ -52,6 +52,7 @@ from agentjudge.cli.options import (
     ScoringMode,
     Settings,
     TraceFormat,
+    one_store_choice,
 )
 from agentjudge.cli.settings import command_line_config
 from agentjudge.collisions import Named
@@ -110,6 +111,7 @@ def score_command(
     Exit 0: succeeded and complete; 1: succeeded but incomplete (--judge-timeout reached,
     say) or below --fail-under; 2: the job failed; 3: usage or configuration error.
     """
+    one_store_choice(cache_path, no_cache)
     if as_json and not dry_run:  # alone it would be dropped without a word: a run, not JSON
         raise UsageError(
             "--json prints the plan of --dry-run as JSON: add --dry-run, or drop --json (the "
