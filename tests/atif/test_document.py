@@ -63,6 +63,16 @@ def test_not_json() -> None:
     assert problem.message.startswith("not valid JSON (")
 
 
+def test_bytes_of_another_encoding_say_to_save_as_utf8() -> None:
+    # a Latin-1 "é" in a message: the code point alone does not say what to do
+    data = json.dumps(doc(1)).replace("task", "t\u00e2che", 1).encode("latin-1")
+    (problem,) = problems_of(data)
+    assert problem.rule == "schema.json_invalid"
+    assert problem.message.endswith("; save the file as UTF-8"), problem.message
+    (plain,) = problems_of(b'{"steps": [')
+    assert "UTF-8" not in plain.message
+
+
 def test_top_level_must_be_an_object() -> None:
     assert only(b"[1, 2]") == ("$", "schema.model_type")
 

@@ -48,7 +48,11 @@ def schema_problems(exc: ValidationError, file: str) -> list[Problem]:
         path = json_path(loc)
         message = _FRIENDLY.get(kind, err["msg"])
         if kind == "json_invalid":
-            message = f"not valid JSON ({err['msg'].removeprefix('Invalid JSON: ')})"
+            said = err["msg"].removeprefix("Invalid JSON: ")
+            # ATIF is UTF-8 JSON: bytes of another encoding are the usual cause, and a
+            # code point is not what the user needs to hear about
+            fix = "; save the file as UTF-8" if "unicode" in said or "utf-8" in said else ""
+            message = f"not valid JSON ({said}){fix}"
         elif kind == "literal_error" and loc == ["schema_version"]:
             message = f"schema_version must be one of {', '.join(SCHEMA_VERSIONS)}"
         elif kind == "value_error":
