@@ -312,3 +312,22 @@ def test_a_run_stopped_while_its_batch_waits_says_the_batch_goes_on(tmp_path: Pa
     (line,) = [s for s in said if "go on at the provider" in s]
     assert batch_id in line
     assert "the same command again polls them" in line
+
+
+def test_a_proxy_prefix_stays_out_of_the_batch_endpoint() -> None:
+    """The batch's `endpoint` and each line's `url` are the API's own path, one OpenAI
+    accepts, whatever prefix the judge URL's proxy puts before `/v1`."""
+    api = OpenAIBatches(OpenAI("http://127.0.0.1:9/team-a/openai/v1", "gpt-4o-mini", KEY))
+    created: list[dict[str, object]] = []
+
+    async def send(asked: httpx.Request) -> tuple[int, bytes]:
+        assert asked.url.path.startswith("/team-a/openai/v1/")  # sent through the proxy
+        if asked.url.path.endswith("/files"):
+            return 200, orjson.dumps({"id": "file-1"})
+        created.append(orjson.loads(asked.content))
+        return 200, orjson.dumps({"id": "batch-1"})
+
+    line = orjson.loads(api.entry("k", httpx.Request("POST", "http://x", content=b"{}")))
+    assert line["url"] == "/v1/chat/completions"
+    assert asyncio.run(api.submit(send, [b"{}"], "token")) == "batch-1"
+    assert created[0]["endpoint"] == "/v1/chat/completions"

@@ -50,6 +50,9 @@ ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 UNFINISHED_KINDS = {"batch_expired": "batch_expired", "batch_cancelled": "batch_canceled"}
 
 
+CHAT_ENDPOINT = "/v1/chat/completions"  # a batch endpoint OpenAI accepts
+
+
 class OpenAIBatches(BatchApi):
     """The Batch API of an `openai` judge's server (`{base}/files`, `{base}/batches`)."""
 
@@ -60,7 +63,10 @@ class OpenAIBatches(BatchApi):
 
     def __init__(self, provider: OpenAICompatible) -> None:
         self.base = provider.base_url
-        self.path = httpx.URL(provider.endpoint).path  # the line's `url` and the endpoint
+        # the line's `url` and the batch's `endpoint`: the API's own path, one of those
+        # OpenAI lists, whatever prefix a proxy's base URL adds before it (`/x/v1/...`
+        # would be refused as an invalid endpoint)
+        self.path = CHAT_ENDPOINT
         self.headers = provider.auth_headers(provider._api_key)  # the key it was given
         self.secrets = provider.secrets
 
