@@ -73,6 +73,23 @@ def test_bytes_of_another_encoding_say_to_save_as_utf8() -> None:
     assert "UTF-8" not in plain.message
 
 
+@pytest.mark.parametrize(
+    ("encode", "name"),
+    [
+        (lambda text: b"\xef\xbb\xbf" + text.encode(), "UTF-8"),
+        (lambda text: text.encode("utf-16"), "UTF-16"),
+        (lambda text: text.encode("utf-32"), "UTF-32"),
+    ],
+)
+def test_a_byte_order_mark_is_named_with_the_fix(encode: Any, name: str) -> None:
+    # the parser alone says "expected value at line 1 column 1", which names no cause
+    (problem,) = problems_of(encode(json.dumps(doc(1))))
+    assert problem.rule == "schema.json_invalid"
+    assert problem.message == (
+        f"the file starts with a {name} byte order mark; save it as UTF-8 without one"
+    )
+
+
 def test_top_level_must_be_an_object() -> None:
     assert only(b"[1, 2]") == ("$", "schema.model_type")
 

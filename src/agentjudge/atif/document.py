@@ -32,11 +32,30 @@ def parse_trajectory(data: bytes, file: str) -> Trajectory:
     try:
         traj = Trajectory.model_validate_json(data)
     except ValidationError as exc:
+        marked = _byte_order_mark(data)
+        if marked is not None:  # the parser says only "expected value at line 1 column 1"
+            fix = f"the file starts with a {marked} byte order mark; save it as UTF-8 without one"
+            raise InputError([Problem(file, "$", "schema.json_invalid", fix)]) from None
         raise InputError(_cap(schema_problems(exc, file))) from None
     problems = list(check_trajectory(traj, file))
     if problems:
         raise InputError(_cap(problems))
     return traj
+
+
+# what editors on Windows and UTF-16 exports put first; JSON text has none (RFC 8259 8.1),
+# and every ATIF reader we know refuses them
+_BYTE_ORDER_MARKS = (
+    (b"\xef\xbb\xbf", "UTF-8"),
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def _byte_order_mark(data: bytes) -> str | None:
+    return next((name for mark, name in _BYTE_ORDER_MARKS if data.startswith(mark)), None)
 
 
 def schema_problems(exc: ValidationError, file: str) -> list[Problem]:
