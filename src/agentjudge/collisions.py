@@ -74,7 +74,7 @@ def check_no_collision(
     for folder in folders:
         root = _where(folder.path)
         for out, place in places:
-            if _inside(place, root) and place.endswith(folder.suffix):
+            if inside(place, root) and place.endswith(folder.suffix):
                 raise UsageError(
                     f"{out.path}: {out.what} is inside {folder.what} {folder.path}, whose "
                     f"*{folder.suffix} files this run reads (it would be read as one); "
@@ -103,7 +103,8 @@ def _keys(path: Path | str, place: str) -> list[str | tuple[int, int]]:
     return [place, (info.st_dev, info.st_ino)]
 
 
-def _inside(place: str, root: str) -> bool:
+def inside(place: str, root: str) -> bool:
+    """Whether the resolved path `place` lies under the folder `root` (itself excluded)."""
     return place != root and place.startswith(root.rstrip(os.sep) + os.sep)
 
 

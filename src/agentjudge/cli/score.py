@@ -446,10 +446,8 @@ def _print_timeout(run: ScoreRun, config: ScoreConfig, console: Console) -> None
 def _print_fail_under(run: ScoreRun, config: ScoreConfig, console: Console) -> None:
     """Say, even with --quiet, that --fail-under is why a job that succeeded exits 1: its
     summary says `succeeded` and may say `atif_complete=true`."""
-    overall = run.document["overall_score"]
-    if run.result.failed or config.fail_under is None:
-        return
-    if overall is None or overall < config.fail_under:
+    if not run.result.failed and config.fail_under is not None and _below_fail_under(run, config):
+        overall = run.document["overall_score"]
         shown = "-" if overall is None else f"{overall:.4f}"
         console.print(
             f"atif_overall_score {shown} is below --fail-under {config.fail_under:g}: exit 1",
@@ -462,6 +460,10 @@ def _exit_code(run: ScoreRun, config: ScoreConfig) -> int:
     """2 when the job failed; 1 when it is incomplete or under --fail-under; else 0."""
     if run.result.failed:
         return EXIT_JOB_FAILED
+    return EXIT_OK if run.result.complete and not _below_fail_under(run, config) else EXIT_INVALID
+
+
+def _below_fail_under(run: ScoreRun, config: ScoreConfig) -> bool:
+    """Whether --fail-under is set and the overall score is under it (or there is none)."""
     overall = run.document["overall_score"]
-    below = config.fail_under is not None and (overall is None or overall < config.fail_under)
-    return EXIT_OK if run.result.complete and not below else EXIT_INVALID
+    return config.fail_under is not None and (overall is None or overall < config.fail_under)

@@ -26,7 +26,7 @@ from agentjudge.atif.discover import InputFile, discover
 from agentjudge.atif.limits import Limits
 from agentjudge.atif.node import Node
 from agentjudge.atif.tree import load_inputs
-from agentjudge.errors import InputError, Problem
+from agentjudge.errors import InputError, Problem, clip
 from agentjudge.traces.formats import HEAD_BYTES, detect, format_names, named
 from agentjudge.traces.otlp_spans import is_otlp_export
 from agentjudge.traces.read import Format, TraceFile
@@ -40,10 +40,6 @@ SUFFIXES = (".json", *LINE_FILES, ".eval")
 # What `Left.line` shows of the kinds a file names: enough to tell them apart
 KIND_CHARS = 60
 KINDS_SHOWN = 12
-
-
-def _cut(kind: str) -> str:
-    return kind if len(kind) <= KIND_CHARS else kind[: KIND_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +59,7 @@ class Left:
         total = sum(self.counts.values())
         ordered = sorted(self.counts.items(), key=lambda pair: -pair[1])
         unit = self.unit.removesuffix("s") if total == 1 else self.unit
-        shown = [f"{n} {_cut(kind)}" for kind, n in ordered[:KINDS_SHOWN]]
+        shown = [f"{n} {clip(kind, KIND_CHARS)}" for kind, n in ordered[:KINDS_SHOWN]]
         if len(ordered) > KINDS_SHOWN:
             shown.append(f"and {len(ordered) - KINDS_SHOWN} more kinds")
         return f"ignored {total} {unit}: " + ", ".join(shown)

@@ -11,6 +11,7 @@ from typing import Any
 
 from agentjudge.atif.document import parse_trajectory
 from agentjudge.atif.limits import Limits
+from agentjudge.collisions import inside
 from agentjudge.errors import InputError, Problem, UsageError
 from agentjudge.files import write_atomic
 from agentjudge.traces.formats import named
@@ -89,7 +90,7 @@ def _check_out(paths: Sequence[str | Path], out: Path) -> None:
         if not Path(path).is_dir():
             continue
         root = os.path.realpath(path)
-        if place == root or place.startswith(root.rstrip(os.sep) + os.sep):
+        if place == root or inside(place, root):
             raise UsageError(
                 f"--out {out}: is inside the trace folder {path}, whose files this command "
                 "reads (run again, it would read the converted *.json as traces); choose an "

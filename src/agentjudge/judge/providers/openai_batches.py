@@ -42,15 +42,13 @@ MAX_REQUESTS = 50_000
 # "200 MB": read as 200,000,000 bytes, under the limit whether the provider means MB or MiB
 MAX_BYTES = 200_000_000
 COMPLETION_WINDOW = "24h"
+CHAT_ENDPOINT = "/v1/chat/completions"  # a batch endpoint OpenAI accepts
 # the batch's `metadata` key that carries our submission token (see `find`)
 TOKEN_KEY = "agentjudge_submission"
 MAX_LIST_PAGES = 20  # of 100 batches: how far back `find` looks
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 # an `error.code` of a line in the error file, as the batcher's fixed kinds name it
 UNFINISHED_KINDS = {"batch_expired": "batch_expired", "batch_cancelled": "batch_canceled"}
-
-
-CHAT_ENDPOINT = "/v1/chat/completions"  # a batch endpoint OpenAI accepts
 
 
 class OpenAIBatches(BatchApi):
